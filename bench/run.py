@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Benchmark toolschema-lint against Spectral on a generated MCP corpus.
+
+Generates the corpus (bench/gen_corpus.py) into a temporary directory, once as
+JSON and once as YAML, then times, best of ``--repeat`` runs each:
+
+  a. ``toolschema-lint check <json dir> --format json --exit-zero -o FILE``
+  b. the same on the YAML copy
+  c. ``spectral lint "<json dir>/*.json" -r bench/spectral/ruleset.yaml -f json``
+     (when node is available; spectral-cli is installed into bench/.node/ if missing)
+
+Each run happens in a fresh Python wrapper process, which reports the wall time
+of the command and ``getrusage(RUSAGE_CHILDREN).ru_maxrss``, i.e. the peak RSS
+of the largest process of that command alone.
+
+Usage::
+
+    python bench/run.py                       # 10,000 tools / 200 files, best of 3
+    python bench/run.py --tools 2000 --files 40 --repeat 1 --json /tmp/bench.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+NODE_PREFIX = BENCH / ".node"
+SPECTRAL_PKG = "@stoplight/spectral-cli@6"
+RULESET = BENCH / "spectral" / "ruleset.yaml"
+RESOLVER = BENCH / "spectral" / "resolver.cjs"
+
+sys.path.insert(0, str(BENCH))
+import gen_corpus  # noqa: E402
+
+# Runs one command and prints {"wall": s, "maxrss_kib": n, "rc": n, "stderr": "..."}.
+# A fresh process per run, so RUSAGE_CHILDREN covers exactly that command.
+_WRAPPER = r"""
+import json, resource, subprocess, sys, time
+cmd = json.loads(sys.argv[1])
+t0 = time.perf_counter()
+p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+wall = time.perf_counter() - t0
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"wall": wall, "maxrss_kib": ru.ru_maxrss, "rc": p.returncode,
+                  "stderr": p.stderr.decode("utf-8", "replace")[-2000:]}))
+"""
+
+
+@dataclass
+class Result:
+    name: str
+    corpus: str
+    command: list[str]
+    walls: list[float] = field(default_factory=list)
+    peak_rss_mib: float = 0.0
+    findings: int | None = None
+    tools_reported: int | None = None
+    skipped: str | None = None  # tool not available: not an error
+    error: str | None = None  # the tool failed or was inconsistent
+
+    @property
+    def best(self) -> float | None:
+        return min(self.walls) if self.walls else None
+
+
+def measure(cmd: list[str], env: dict[str, str] | None = None) -> dict:
+    out = subprocess.run([sys.executable, "-c", _WRAPPER, json.dumps(cmd)],
+                         capture_output=True, text=True, check=True, env=env)
+    return json.loads(out.stdout)
+
+
+def run_repeated(res: Result, repeat: int, ok_codes: tuple[int, ...], read_output) -> Result:
+    counts = set()
+    for _ in range(repeat):
+        m = measure(res.command)
+        if m["rc"] not in ok_codes:
+            res.error = f"exit code {m['rc']}: {m['stderr'].strip()[-500:]}"
+            return res
+        res.walls.append(m["wall"])
+        res.peak_rss_mib = max(res.peak_rss_mib, m["maxrss_kib"] / 1024)
+        findings, tools = read_output()
+        counts.add(findings)
+        res.findings, res.tools_reported = findings, tools
+    if len(counts) > 1:
+        res.error = f"finding counts differ between runs: {sorted(counts)}"
+    return res
+
+
+# --------------------------------------------------------------------------
+# toolschema-lint
+# --------------------------------------------------------------------------
+
+def find_toolschema_lint() -> list[str] | None:
+    exe = shutil.which("toolschema-lint", path=os.pathsep.join([str(Path(sys.executable).parent),
+                                                                 os.environ.get("PATH", "")]))
+    if exe:
+        return [exe]
+    probe = subprocess.run([sys.executable, "-c", "import toolschema_lint.cli"], capture_output=True)
+    return [sys.executable, "-m", "toolschema_lint.cli"] if probe.returncode == 0 else None
+
+
+def bench_toolschema_lint(base: list[str], corpus: Path, label: str, out: Path, repeat: int) -> Result:
+    res = Result("toolschema-lint", label, base + ["check", str(corpus), "--format", "json", "--exit-zero",
+                                                   "-o", str(out)])
+
+    def read() -> tuple[int, int | None]:
+        data = json.loads(out.read_text(encoding="utf-8"))
+        summary = data.get("summary", {})
+        return summary.get("findings", len(data.get("findings", []))), summary.get("tools")
+
+    return run_repeated(res, repeat, (0,), read)
+
+
+# --------------------------------------------------------------------------
+# Spectral
+# --------------------------------------------------------------------------
+
+def find_spectral(install: bool = True) -> list[str] | None:
+    """Command prefix for spectral: bench/.node first, then PATH; install into bench/.node if allowed."""
+    node = shutil.which("node")
+    if not node:
+        return None
+    local = NODE_PREFIX / "node_modules" / "@stoplight" / "spectral-cli" / "dist" / "index.js"
+    if not local.exists():
+        on_path = shutil.which("spectral")
+        if on_path:
+            return [on_path]
+        npm = shutil.which("npm")
+        if not (install and npm):
+            return None
+        print(f"installing {SPECTRAL_PKG} into {NODE_PREFIX} ...", file=sys.stderr)
+        subprocess.run([npm, "install", "--prefix", str(NODE_PREFIX), SPECTRAL_PKG, "--no-audit", "--no-fund",
+                        "--loglevel", "error"], check=True, stdout=sys.stderr)
+    return [node, str(local)] if local.exists() else None
+
+
+def spectral_command(spectral: list[str], pattern: str, out: Path) -> list[str]:
+    return spectral + ["lint", pattern, "-r", str(RULESET), "--resolver", str(RESOLVER),
+                       "-f", "json", "-o", str(out), "-q"]
+
+
+def bench_spectral(spectral: list[str], corpus: Path, out: Path, repeat: int) -> Result:
+    res = Result("spectral", "json", spectral_command(spectral, f"{corpus}/*.json", out))
+
+    def read() -> tuple[int, None]:
+        return len(json.loads(out.read_text(encoding="utf-8"))), None
+
+    # spectral exits 1 when it reports errors: that is a successful lint here.
+    return run_repeated(res, repeat, (0, 1), read)
+
+
+# --------------------------------------------------------------------------
+# Reporting
+# --------------------------------------------------------------------------
+
+def tool_version(cmd: list[str]) -> str | None:
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except OSError:
+        return None
+    return (p.stdout or p.stderr).strip().splitlines()[-1] if p.returncode == 0 and (p.stdout or p.stderr) else None
+
+
+def machine_info() -> dict:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "os": platform.platform()}
+
+
+def table(results: list[Result], n_tools: int, repeat: int) -> str:
+    lines = [f"| tool | corpus | wall s (best of {repeat}) | tools/s | peak RSS MiB | findings |",
+             "|---|---|---:|---:|---:|---:|"]
+    for r in results:
+        if r.best is None or r.error:
+            why = f"skipped: {r.skipped}" if r.skipped else f"failed: {(r.error or '').splitlines()[0][:80]}"
+            lines.append(f"| {r.name} | {r.corpus} | {why} | | | |")
+            continue
+        lines.append(f"| {r.name} | {r.corpus} | {r.best:.2f} | {n_tools / r.best:,.0f} | "
+                     f"{r.peak_rss_mib:,.0f} | {r.findings:,} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tools", type=int, default=10_000)
+    ap.add_argument("--files", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=gen_corpus.DEFAULT_SEED)
+    ap.add_argument("--repeat", type=int, default=3, help="runs per command; the best wall time is reported")
+    ap.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON")
+    ap.add_argument("--no-spectral", action="store_true", help="skip Spectral")
+    ap.add_argument("--no-install", action="store_true", help="do not npm-install spectral-cli if missing")
+    ap.add_argument("--keep", type=Path, metavar="DIR", help="generate the corpus here and keep it")
+    args = ap.parse_args(argv)
+    if args.repeat < 1:
+        ap.error("--repeat must be >= 1")
+
+    work = args.keep or Path(tempfile.mkdtemp(prefix="tsl-bench-"))
+    try:
+        t0 = time.perf_counter()
+        json_dir, yaml_dir = work / "json", work / "yaml"
+        for d in (json_dir, yaml_dir):
+            if d.exists():
+                shutil.rmtree(d)
+        gen_corpus.write_corpus(json_dir, args.tools, args.files, args.seed)
+        gen_corpus.write_corpus(yaml_dir, args.tools, args.files, args.seed, as_yaml=True)
+        mb = sum(p.stat().st_size for p in json_dir.iterdir()) / 1e6
+        print(f"corpus: {args.tools} tools in {args.files} files ({mb:.1f} MB JSON), "
+              f"generated in {time.perf_counter() - t0:.1f}s under {work}", file=sys.stderr)
+
+        results: list[Result] = []
+        versions: dict[str, str | None] = {}
+        tsl = find_toolschema_lint()
+        if tsl is None:
+            for label in ("json", "yaml"):
+                results.append(Result("toolschema-lint", label, [], skipped="toolschema-lint CLI not installed"))
+        else:
+            versions["toolschema-lint"] = tool_version(tsl + ["--version"])
+            for label, d in (("json", json_dir), ("yaml", yaml_dir)):
+                print(f"timing toolschema-lint on {label} ...", file=sys.stderr)
+                results.append(bench_toolschema_lint(tsl, d, label, work / f"tsl-{label}.json", args.repeat))
+
+        spectral = None if args.no_spectral else find_spectral(install=not args.no_install)
+        if spectral is None:
+            results.append(Result("spectral", "json", [],
+                                  skipped="disabled" if args.no_spectral else "node or spectral-cli not available"))
+        else:
+            versions["spectral"] = tool_version(spectral + ["--version"])
+            versions["node"] = tool_version([shutil.which("node") or "node", "--version"])
+            print("timing spectral on json ...", file=sys.stderr)
+            results.append(bench_spectral(spectral, json_dir, work / "spectral.json", args.repeat))
+
+        for r in results:
+            if r.tools_reported is not None and r.tools_reported != args.tools:
+                print(f"warning: {r.name} ({r.corpus}) counted {r.tools_reported} tools, expected {args.tools}",
+                      file=sys.stderr)
+            if r.skipped:
+                print(f"note: {r.name} ({r.corpus}) skipped: {r.skipped}", file=sys.stderr)
+            if r.error:
+                print(f"error: {r.name} ({r.corpus}): {r.error}", file=sys.stderr)
+
+        print(table(results, args.tools, args.repeat))
+        by = {(r.name, r.corpus): r for r in results}
+        ratio = None
+        tsl_json, spec = by.get(("toolschema-lint", "json")), by.get(("spectral", "json"))
+        if tsl_json and spec and tsl_json.best and spec.best:
+            ratio = spec.best / tsl_json.best
+            print(f"\nspeed ratio toolschema-lint / Spectral (JSON): {ratio:.1f}x")
+        info = machine_info()
+        print(f"\n{args.tools:,} tools, {args.files} files ({mb:.1f} MB JSON); {info['cpu']}, {info['cores']} cores; "
+              + ", ".join(f"{k} {v}" for k, v in versions.items() if v))
+
+        if args.json:
+            payload = {
+                "tools": args.tools, "files": args.files, "seed": args.seed, "repeat": args.repeat,
+                "corpus_mb_json": round(mb, 2), "machine": info, "versions": versions,
+                "speed_ratio_tsl_over_spectral": ratio,
+                "results": [dict(asdict(r), best_wall_s=r.best,
+                                 tools_per_s=(args.tools / r.best if r.best else None)) for r in results],
+            }
+            args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        return 1 if any(r.error for r in results) else 0
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
