@@ -42,7 +42,7 @@ RESOLVER = BENCH / "spectral" / "resolver.cjs"
 sys.path.insert(0, str(BENCH))
 import gen_corpus  # noqa: E402
 
-# Runs one command and prints {"wall": s, "maxrss_kib": n, "rc": n, "stderr": "..."}.
+# Runs one command and prints {"wall": s, "cpu": s, "maxrss_kib": n, "rc": n, "stderr": "..."}.
 # A fresh process per run, so RUSAGE_CHILDREN covers exactly that command.
 _WRAPPER = r"""
 import json, resource, subprocess, sys, time
@@ -51,7 +51,7 @@ t0 = time.perf_counter()
 p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 wall = time.perf_counter() - t0
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"wall": wall, "maxrss_kib": ru.ru_maxrss, "rc": p.returncode,
+print(json.dumps({"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "maxrss_kib": ru.ru_maxrss, "rc": p.returncode,
                   "stderr": p.stderr.decode("utf-8", "replace")[-2000:]}))
 """
 
@@ -62,6 +62,7 @@ class Result:
     corpus: str
     command: list[str]
     walls: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)  # user + system seconds, per run
     peak_rss_mib: float = 0.0
     findings: int | None = None
     tools_reported: int | None = None
@@ -71,6 +72,10 @@ class Result:
     @property
     def best(self) -> float | None:
         return min(self.walls) if self.walls else None
+
+    @property
+    def best_cpu(self) -> float | None:
+        return self.cpus[self.walls.index(min(self.walls))] if self.walls else None
 
 
 def measure(cmd: list[str], env: dict[str, str] | None = None) -> dict:
@@ -87,6 +92,7 @@ def run_repeated(res: Result, repeat: int, ok_codes: tuple[int, ...], read_outpu
             res.error = f"exit code {m['rc']}: {m['stderr'].strip()[-500:]}"
             return res
         res.walls.append(m["wall"])
+        res.cpus.append(m["cpu"])
         res.peak_rss_mib = max(res.peak_rss_mib, m["maxrss_kib"] / 1024)
         findings, tools = read_output()
         counts.add(findings)
@@ -184,14 +190,14 @@ def machine_info() -> dict:
 
 
 def table(results: list[Result], n_tools: int, repeat: int) -> str:
-    lines = [f"| tool | corpus | wall s (best of {repeat}) | tools/s | peak RSS MiB | findings |",
-             "|---|---|---:|---:|---:|---:|"]
+    lines = [f"| tool | corpus | wall s (best of {repeat}) | CPU s | tools/s | peak RSS MiB | findings |",
+             "|---|---|---:|---:|---:|---:|---:|"]
     for r in results:
         if r.best is None or r.error:
             why = f"skipped: {r.skipped}" if r.skipped else f"failed: {(r.error or '').splitlines()[0][:80]}"
-            lines.append(f"| {r.name} | {r.corpus} | {why} | | | |")
+            lines.append(f"| {r.name} | {r.corpus} | {why} | | | | |")
             continue
-        lines.append(f"| {r.name} | {r.corpus} | {r.best:.2f} | {n_tools / r.best:,.0f} | "
+        lines.append(f"| {r.name} | {r.corpus} | {r.best:.2f} | {r.best_cpu:.2f} | {n_tools / r.best:,.0f} | "
                      f"{r.peak_rss_mib:,.0f} | {r.findings:,} |")
     return "\n".join(lines)
 
@@ -270,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
                 "tools": args.tools, "files": args.files, "seed": args.seed, "repeat": args.repeat,
                 "corpus_mb_json": round(mb, 2), "machine": info, "versions": versions,
                 "speed_ratio_tsl_over_spectral": ratio,
-                "results": [dict(asdict(r), best_wall_s=r.best,
+                "results": [dict(asdict(r), best_wall_s=r.best, best_cpu_s=r.best_cpu,
                                  tools_per_s=(args.tools / r.best if r.best else None)) for r in results],
             }
             args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
