@@ -1,0 +1,1 @@
+"""Check modules, one per rule family. Each check is registered with `@check(RULE_ID)`."""

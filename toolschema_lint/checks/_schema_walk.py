@@ -1,0 +1,78 @@
+"""Shared helpers for checks that walk JSON Schemas (bounded depth, cycle-safe, pointer-aware)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+MAX_WALK_DEPTH = 64
+
+# keywords whose value is a single subschema
+SCHEMA_KEYS = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+               "unevaluatedItems", "unevaluatedProperties", "additionalItems")
+# keywords whose value is a list of subschemas
+SCHEMA_LIST_KEYS = ("allOf", "anyOf", "oneOf", "prefixItems")
+# keywords whose value maps names to subschemas
+SCHEMA_MAP_KEYS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+
+
+def subschemas(schema: dict) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """Direct subschemas of `schema` with their relative pointer tokens."""
+    for key in SCHEMA_KEYS:
+        v = schema.get(key)
+        if isinstance(v, dict):
+            yield (key,), v
+        elif key == "items" and isinstance(v, list):  # draft-07 tuple form
+            for i, s in enumerate(v):
+                if isinstance(s, dict):
+                    yield (key, i), s
+    for key in SCHEMA_LIST_KEYS:
+        v = schema.get(key)
+        if isinstance(v, list):
+            for i, s in enumerate(v):
+                if isinstance(s, dict):
+                    yield (key, i), s
+    for key in SCHEMA_MAP_KEYS:
+        v = schema.get(key)
+        if isinstance(v, dict):
+            for name, s in v.items():
+                if isinstance(s, dict):
+                    yield (key, name), s
+
+
+def walk(schema: Any, max_depth: int = MAX_WALK_DEPTH) -> Iterator[tuple[tuple[str | int, ...], dict]]:
+    """Every (sub)schema object, depth-first, with its pointer tokens relative to `schema`.
+
+    Bounded by depth, and safe on shared nodes (YAML aliases): each object is visited once.
+    """
+    if not isinstance(schema, dict):
+        return
+    seen: set[int] = set()
+    stack: list[tuple[tuple[str | int, ...], dict]] = [((), schema)]
+    while stack:
+        path, node = stack.pop()
+        if id(node) in seen or len(path) > 2 * max_depth:
+            continue
+        seen.add(id(node))
+        yield path, node
+        children = list(subschemas(node))
+        for rel, child in reversed(children):
+            stack.append((path + rel, child))
+
+
+def is_object_schema(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    t = schema.get("type")
+    return t == "object" or (isinstance(t, list) and "object" in t) or (t is None and "properties" in schema)
+
+
+def properties(schema: Any) -> dict[str, Any]:
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    return props if isinstance(props, dict) else {}
+
+
+def object_schemas(schema: Any) -> Iterator[tuple[tuple[str | int, ...], dict]]:
+    """Every object-typed (sub)schema, skipping definitions that are only reachable by `$ref`."""
+    for path, node in walk(schema):
+        if is_object_schema(node):
+            yield path, node

@@ -1,0 +1,233 @@
+"""The lint run: load sources, group them into servers, run the enabled checks, build findings.
+
+Checks yield `Hit`s; this module alone turns them into `Finding`s: message, severity from the
+catalog and config, suppression, position (resolved only for documents that have findings).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .loaders import InputError, Source, collect, load_source
+from .model import Document, Finding, Hit, RuleMeta, Server, Severity, Tool, split_pointer
+from .registry import CheckSpec, catalog, load_checks
+from .settings import Settings, ignored_for
+from .text import sanitize
+
+
+class Context:
+    """What a check may look at besides its subject: options, the server, the run."""
+
+    __slots__ = ("meta", "options", "server", "servers", "settings")
+
+    def __init__(self, meta: RuleMeta, options: dict[str, Any], settings: Settings):
+        self.meta = meta
+        self.options = options
+        self.settings = settings
+        self.server: Server | None = None
+        self.servers: list[Server] = []
+
+    def hit(self, pointer: str, **args: Any) -> Hit:
+        return Hit(pointer=pointer, args=args)
+
+    def at(self, tool: Tool, field_name: str | None, *tokens: str | int, **args: Any) -> Hit:
+        """A hit on `field_name` (plus sub-tokens) of `tool`, in whichever file holds that field."""
+        doc = tool.field_docs.get(field_name) if field_name else None
+        return Hit(pointer=tool.ptr(field_name, *tokens), args=args, tool=tool, document=doc)
+
+
+@dataclass
+class RunResult:
+    findings: list[Finding] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+    servers: list[Server] = field(default_factory=list)
+    files: int = 0
+    tools: int = 0
+    elapsed: float = 0.0
+    enabled: set[str] = field(default_factory=set)
+    errors: list[str] = field(default_factory=list)  # sources that could not be read (exit 2)
+
+    def active(self) -> list[Finding]:
+        return [f for f in self.findings if f.suppressed is None]
+
+
+def node_at(data: Any, pointer: str) -> Any:
+    node = data
+    for tok in split_pointer(pointer):
+        if isinstance(node, dict) and tok in node:
+            node = node[tok]
+        elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):
+            node = node[int(tok)]
+        else:
+            return None
+    return node
+
+
+def content_hash(data: Any, pointer: str) -> str:
+    node = node_at(data, pointer)
+    try:
+        text = json.dumps(node, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (ValueError, RecursionError):
+        text = repr(type(node))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+class _Formatter(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _message(meta: RuleMeta, args: dict[str, Any], tool: Tool | None) -> str:
+    fields = _Formatter()
+    if tool is not None:
+        fields["tool"] = sanitize(tool.display_name)
+    for k, v in args.items():
+        if not k.startswith("_"):
+            fields[k] = sanitize(v) if isinstance(v, str) else v
+    try:
+        return meta.message.format_map(fields)
+    except (ValueError, IndexError, AttributeError):
+        return meta.summary
+
+
+class Engine:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.rules = catalog()
+        checks = load_checks()
+        self.contexts: dict[str, Context] = {}
+        self.by_scope: dict[str, list[tuple[CheckSpec, Context]]] = {"tool": [], "server": [], "run": []}
+        for rid in sorted(settings.enabled):
+            spec = checks.get(rid)
+            if spec is None:
+                continue  # input problems are raised by the loaders, not by a check
+            ctx = Context(self.rules[rid], settings.options.get(rid, {}), settings)
+            self.contexts[rid] = ctx
+            self.by_scope[spec.scope].append((spec, ctx))
+
+    # -- building findings --------------------------------------------------------------------
+    def finding(self, rule_id: str, hit: Hit, doc: Document, tool: Tool | None) -> Finding | None:
+        if rule_id not in self.settings.enabled:
+            return None
+        meta = self.rules[rule_id]
+        tool = hit.tool or tool
+        target = hit.document or doc
+        sev = self.settings.severities.get(rule_id) or hit.args.get("_severity") or meta.severity
+        f = Finding(
+            rule_id=rule_id,
+            name=meta.name,
+            message=_message(meta, hit.args, tool),
+            path=target.path,
+            pointer=hit.pointer,
+            tool=tool.display_name if tool is not None else None,
+            severity=Severity(sev),
+            tags=tuple(meta.tags),
+            document=target,
+        )
+        if "_line" in hit.args:
+            f.line, f.column = hit.args["_line"], hit.args["_column"]
+            f.end_line, f.end_column = f.line, f.column + 1
+        else:
+            try:
+                f.line, f.column, f.end_line, f.end_column = target.locate(hit.pointer)
+            except (ValueError, IndexError, RecursionError):
+                f.line = f.column = f.end_line = f.end_column = 1
+        f.fingerprint_content = content_hash(target.data, hit.pointer) if target.data is not None else ""
+        return f
+
+    def _suppressed(self, f: Finding) -> bool:
+        if f.rule_id in ignored_for(f.path, f.tool, self.settings):
+            return True
+        doc = f.document
+        if doc is not None and doc.suppressions:
+            ids = doc.suppressions.get(f.line, set())
+            if "*" in ids:
+                return True
+            for sel in ids:
+                if sel.upper() == f.rule_id or self.rules[f.rule_id].name == sel or sel in self.rules[f.rule_id].aliases:
+                    return True
+        return False
+
+    def _emit(self, out: list[Finding], rule_id: str, hits: Iterable[Hit], doc: Document, tool: Tool | None) -> None:
+        try:
+            for hit in hits:
+                f = self.finding(rule_id, hit, doc, tool)
+                if f is not None and not self._suppressed(f):
+                    out.append(f)
+        except RecursionError:
+            f = self.finding("TSL008", Hit(pointer=tool.pointer if tool else "", args={"detail": f"{rule_id} gave up on nesting"}), doc, tool)
+            if f is not None:
+                out.append(f)
+
+    # -- the run ------------------------------------------------------------------------------
+    def server_key(self, src: Source) -> str:
+        for glob, name in self.settings.servers.items():
+            if fnmatch.fnmatch(src.display, glob):
+                return name
+        return src.server_key or src.display
+
+    def run(self, sources: list[Source]) -> RunResult:
+        start = time.perf_counter()
+        result = RunResult(enabled=set(self.settings.enabled))
+        groups: dict[str, list[Source]] = {}
+        for src in sources:
+            groups.setdefault(self.server_key(src), []).append(src)
+        findings = result.findings
+        tool_checks = self.by_scope["tool"]
+        for key, srcs in groups.items():
+            server = Server(key=key)
+            for src in srcs:
+                try:
+                    doc = load_source(src, self.settings.input_format, self.settings.max_file_size)
+                except InputError as e:
+                    result.errors.append(str(e))
+                    continue
+                result.files += 1
+                result.documents.append(doc)
+                server.documents.append(doc)
+                for d in (doc, *doc.companions):
+                    for hit in d.problems:
+                        self._emit(findings, hit.args["_rule"], [hit], d, None)
+                if doc.server_info:
+                    server.name = doc.server_info.get("name")
+                    server.version = doc.server_info.get("version")
+                for tool in doc.tools:
+                    tool.server = server
+                    server.tools.append(tool)
+                    for spec, ctx in tool_checks:
+                        ctx.server = server
+                        self._emit(findings, spec.rule_id, spec.fn(tool, ctx), doc, tool)
+            result.tools += len(server.tools)
+            for spec, ctx in self.by_scope["server"]:
+                ctx.server = server
+                if server.documents:
+                    self._emit_multi(findings, spec.rule_id, spec.fn(server, ctx), server.documents[0])
+            result.servers.append(server)
+        for spec, ctx in self.by_scope["run"]:
+            ctx.servers = result.servers
+            docs = [s.documents[0] for s in result.servers if s.documents]
+            if docs:
+                self._emit_multi(findings, spec.rule_id, spec.fn(result.servers, ctx), docs[0])
+        findings.sort(key=lambda f: f.sort_key)
+        result.elapsed = time.perf_counter() - start
+        return result
+
+    def _emit_multi(self, out: list[Finding], rule_id: str, hits: Iterable[Hit], fallback: Document) -> None:
+        """Server/run-scope hits: each names its tool; its document is the tool's own."""
+        for hit in hits:
+            doc = fallback
+            if hit.tool is not None and hit.tool.document is not None:
+                doc = hit.tool.document
+            self._emit(out, rule_id, [hit], doc, hit.tool)
+
+
+def lint(settings: Settings) -> RunResult:
+    """Collect the settings' paths plus extra sources and run the engine over them."""
+    sources = collect(settings.paths, settings.exclude) if settings.paths else []
+    sources.extend(settings.extra_sources)
+    return Engine(settings).run(sources)

@@ -1,0 +1,283 @@
+"""Find input files, decode them, parse them and turn them into `Document`s with `Tool`s.
+
+Every problem with an input becomes a located input-problems (TSL0xx) hit on the document; the
+run goes on with the other files. Only a path that cannot be read at all is an `InputError`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import fnmatch
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..model import Document, Example, Hit, Tool, join_pointer
+from .dialects import detect
+from .json_ import JsonProblem, load_json
+from .positions import FixedPositions, JsonPositions, LineTable
+from .yaml_ import YamlProblem, load_yaml, positions_for, suppressions
+
+EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
+SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"}
+POLICY_SUFFIX = ".policy.yaml"
+EXAMPLES_SUFFIX = ".examples.jsonl"
+SCHEMA_SUFFIX = ".schema.json"
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+MAX_DEPTH = 256
+
+
+class InputError(Exception):
+    """A path that cannot be read at all (exit code 2)."""
+
+
+@dataclass
+class Source:
+    path: Path | None
+    display: str
+    text: str | None = None  # given for live captures; read from `path` otherwise
+    format: str | None = None
+    server_key: str | None = None
+
+
+def display_path(path: Path) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path.as_posix()
+    return Path(rel).as_posix() if not rel.startswith("..") else path.as_posix()
+
+
+def _is_companion(name: str) -> bool:
+    return name.endswith(POLICY_SUFFIX) or name.endswith(EXAMPLES_SUFFIX)
+
+
+def collect(paths: list[str], exclude: list[str] | None = None) -> list[Source]:
+    """Expand files and folders into sources, in a stable order. Raises InputError for missing paths."""
+    exclude = exclude or []
+    out: list[Source] = []
+    seen: set[Path] = set()
+
+    def excluded(p: Path) -> bool:
+        s = display_path(p)
+        return any(fnmatch.fnmatch(s, pat) or fnmatch.fnmatch(p.name, pat) for pat in exclude)
+
+    def add(p: Path, explicit: bool) -> None:
+        name = p.name
+        if _is_companion(name):
+            stem = name[: -len(POLICY_SUFFIX)] if name.endswith(POLICY_SUFFIX) else name[: -len(EXAMPLES_SUFFIX)]
+            schema = p.with_name(stem + SCHEMA_SUFFIX)
+            if schema.exists():
+                p = schema  # a companion file is linted through its schema
+            elif not explicit:
+                return
+        rp = p.resolve()
+        if rp in seen or excluded(p):
+            return
+        seen.add(rp)
+        key = display_path(p.parent) if p.name.endswith(SCHEMA_SUFFIX) else None
+        out.append(Source(path=p, display=display_path(p), server_key=key))
+
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                for f in sorted(files):
+                    fp = Path(root) / f
+                    if fp.suffix.lower() in EXTENSIONS and not excluded(fp):
+                        add(fp, explicit=False)
+        elif p.is_file():
+            add(p, explicit=True)
+        elif raw == "-":
+            raise InputError("reading from standard input is not supported; pass a file path")
+        else:
+            raise InputError(f"{raw}: no such file or directory")
+    return out
+
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def decode(raw: bytes) -> tuple[str, list[tuple[str, dict]]]:
+    """Bytes -> text, forgiving of BOMs and UTF-16/32; notes become TSL010 problems."""
+    for bom, enc in _BOMS:
+        if raw.startswith(bom):
+            text = raw[len(bom) :].decode(enc, errors="strict")
+            return text, [("TSL010", {"encoding": enc.upper() + " with a byte order mark"})]
+    if len(raw) >= 4 and raw[1] == 0 and raw[3] == 0 and raw[0] != 0:
+        return raw.decode("utf-16-le"), [("TSL010", {"encoding": "UTF-16-LE without a byte order mark"})]
+    if len(raw) >= 4 and raw[0] == 0 and raw[2] == 0 and raw[1] != 0:
+        return raw.decode("utf-16-be"), [("TSL010", {"encoding": "UTF-16-BE without a byte order mark"})]
+    return raw.decode("utf-8", errors="strict"), []
+
+
+def _problem(doc: Document, rule: str, pointer: str = "", args: dict | None = None, line: int | None = None,
+             column: int | None = None) -> None:
+    hit = Hit(pointer=pointer, args={**(args or {}), "_rule": rule})
+    if line is not None:
+        hit.args["_line"], hit.args["_column"] = line, column or 1
+    doc.problems.append(hit)
+
+
+def _max_depth_exceeded(data: Any, limit: int) -> bool:
+    stack = [(data, 0)]
+    while stack:
+        node, d = stack.pop()
+        if d > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend((v, d + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, d + 1) for v in node)
+    return False
+
+
+def load_source(src: Source, input_format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
+    """Load one source into a Document. Raises InputError only when the file cannot be read."""
+    doc = Document(path=src.display)
+    fmt = src.format or (EXTENSIONS.get(src.path.suffix.lower(), "json") if src.path else "json")
+    doc.format = fmt
+    if src.text is not None:
+        text = src.text
+    else:
+        assert src.path is not None
+        try:
+            size = src.path.stat().st_size
+            if size > max_bytes:
+                doc.position_factory = lambda d: FixedPositions()
+                _problem(doc, "TSL007", args={"size": f"{size / 1048576:.1f} MiB", "limit": f"{max_bytes / 1048576:.0f} MiB"})
+                return doc
+            raw = src.path.read_bytes()
+        except OSError as e:
+            raise InputError(f"{src.display}: cannot read ({e.strerror or e})") from None
+        try:
+            text, notes = decode(raw)
+        except UnicodeDecodeError as e:
+            table_text = raw[: e.start].decode("utf-8", errors="replace")
+            line, col = LineTable(table_text).at(len(table_text))
+            doc.position_factory = lambda d: FixedPositions()
+            _problem(doc, "TSL005", args={"detail": f"byte 0x{raw[e.start]:02x} at offset {e.start} is not valid UTF-8"},
+                     line=line, column=col)
+            return doc
+        for rule, args in notes:
+            _problem(doc, rule, args=args, line=1, column=1)
+    doc.text = text
+    try:
+        if fmt == "yaml":
+            values, nodes = load_yaml(text)
+            data = values[0] if len(values) == 1 else values
+            pos = positions_for(nodes)
+            doc.position_factory = lambda d, pos=pos: pos
+            doc.suppressions = suppressions(text, nodes)
+        else:
+            data, problems, ptext = load_json(text, lines=(fmt == "jsonl"))
+            lines = fmt == "jsonl" or (isinstance(data, list) and ptext.lstrip().startswith("{"))
+            if lines and fmt != "jsonl":
+                doc.format = fmt = "jsonl"
+            doc.position_factory = lambda d, t=ptext, ln=lines: JsonPositions(t, lines=ln)
+            for rule, pointer, args in problems:
+                off = args.pop("_offset", None)
+                if off is not None:
+                    line, col = LineTable(ptext).at(off)
+                    _problem(doc, rule, pointer, args, line=line, column=col)
+                else:
+                    _problem(doc, rule, pointer, args)
+    except (JsonProblem, YamlProblem) as e:
+        doc.position_factory = lambda d: FixedPositions()
+        _problem(doc, e.rule, args={"detail": e.message}, line=e.line, column=e.column)
+        return doc
+    if _max_depth_exceeded(data, MAX_DEPTH):
+        _problem(doc, "TSL008", args={"detail": f"nesting deeper than {MAX_DEPTH} levels"})
+        return doc
+    doc.data = data
+    det = detect(data, input_format)
+    doc.dialect, doc.detection, doc.server_info = det.dialect, det.reason, det.server_info
+    for rule, pointer, args in det.problems:
+        _problem(doc, rule, pointer, args)
+    doc.tools = det.tools
+    for tool in doc.tools:
+        tool.document = doc
+    if src.path is not None and src.path.name.endswith(SCHEMA_SUFFIX):
+        _attach_companions(doc, src.path)
+    for tool in doc.tools:
+        _collect_inline_examples(tool)
+    return doc
+
+
+def _attach_companions(doc: Document, schema_path: Path) -> None:
+    """A registry tool: NAME.schema.json + NAME.policy.yaml (risk metadata) + NAME.examples.jsonl."""
+    stem = schema_path.name[: -len(SCHEMA_SUFFIX)]
+    policy_path = schema_path.with_name(stem + POLICY_SUFFIX)
+    examples_path = schema_path.with_name(stem + EXAMPLES_SUFFIX)
+    for tool in doc.tools:
+        if policy_path.exists():
+            pdoc = load_source(Source(policy_path, display_path(policy_path), format="yaml"))
+            doc.companions.append(pdoc)
+            policy = pdoc.data if isinstance(pdoc.data, dict) else None
+            if policy is not None:
+                tool.policy = policy
+                tool.field_docs["policy"] = pdoc
+                tool.fields["policy"] = ""
+                for fld in ("version", "risk", "runtime"):
+                    if getattr(tool, fld) is None and fld in policy:
+                        setattr(tool, fld, policy[fld])
+                        tool.fields[fld] = join_pointer("", fld)
+                        tool.field_docs[fld] = pdoc
+                if tool.risk is None and "risk" not in policy:
+                    tool.risk = policy  # a flat policy file is the risk block itself
+                    tool.fields["risk"] = ""
+                    tool.field_docs["risk"] = pdoc
+                tool.has_production_metadata = True
+        if examples_path.exists():
+            edoc = load_source(Source(examples_path, display_path(examples_path), format="jsonl"))
+            doc.companions.append(edoc)
+            records = edoc.data if isinstance(edoc.data, list) else []
+            for i, rec in enumerate(records):
+                ex = example_from_record(rec, f"/{i}", edoc)
+                if ex is not None:
+                    tool.examples.append(ex)
+        break  # a registry schema file holds one tool
+
+
+def example_from_record(rec: Any, pointer: str, edoc: Document | None) -> Example | None:
+    """One line of NAME.examples.jsonl (schema best-practices seed, section 10 format)."""
+    if not isinstance(rec, dict):
+        return None
+    expected = rec.get("expected") if isinstance(rec.get("expected"), dict) else {}
+    args = rec.get("arguments", expected.get("arguments"))
+    args_ptr = join_pointer(pointer, "arguments") if "arguments" in rec else join_pointer(pointer, "expected", "arguments")
+    positive = not (rec.get("negative") is True or rec.get("valid") is False or expected.get("valid") is False)
+    forbidden = expected.get("forbidden_arguments") or rec.get("forbidden_arguments") or []
+    return Example(
+        arguments=args,
+        positive=positive,
+        pointer=args_ptr if args is not None else pointer,
+        document=edoc,
+        forbidden=list(forbidden) if isinstance(forbidden, list) else [],
+        forbidden_pointer=join_pointer(pointer, "expected", "forbidden_arguments")
+        if "forbidden_arguments" in expected
+        else join_pointer(pointer, "forbidden_arguments"),
+        label=str(rec.get("id", pointer)),
+    )
+
+
+def _collect_inline_examples(tool: Tool) -> None:
+    """Anthropic `input_examples` and a root-level JSON Schema `examples` array."""
+    raw = tool.raw if isinstance(tool.raw, dict) else {}
+    if isinstance(raw.get("input_examples"), list):
+        base = join_pointer(tool.pointer, "input_examples")
+        for i, ex in enumerate(raw["input_examples"]):
+            tool.examples.append(Example(arguments=ex, pointer=join_pointer(base, i), label=f"input_examples[{i}]"))
+    schema = tool.input_schema
+    if isinstance(schema, dict) and isinstance(schema.get("examples"), list):
+        base = tool.ptr("input_schema", "examples")
+        for i, ex in enumerate(schema["examples"]):
+            tool.examples.append(Example(arguments=ex, pointer=join_pointer(base, i), label=f"examples[{i}]"))

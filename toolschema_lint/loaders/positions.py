@@ -1,0 +1,188 @@
+"""JSON Pointer -> (line, column, end line, end column), built lazily and only for files with findings.
+
+JSON: a structural walker that only visits the containers on the way to a pointer. It reads keys
+itself and lets the C JSON scanner skip over values it does not enter, so the cost is close to one
+C-speed pass over the parts of the file that hold findings. YAML: the marks libyaml already gives
+every node. Positions are 1-based; columns count code points (Python `str` indices).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from typing import Any
+
+from ..model import split_pointer
+
+_WS = re.compile(r"[ \t\n\r]*")
+_decoder = json.JSONDecoder()
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+class LineTable:
+    def __init__(self, text: str, base: int = 0):
+        self.starts = [0]
+        find = text.find
+        i = find("\n")
+        while i != -1:
+            self.starts.append(i + 1)
+            i = find("\n", i + 1)
+        self.text_len = len(text)
+
+    def at(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return line + 1, offset - self.starts[line] + 1
+
+
+class JsonPositions:
+    """Positions in a JSON text (or JSON Lines: one top-level value per line, pointer `/N/...`)."""
+
+    def __init__(self, text: str, lines: bool = False):
+        self.text = text
+        self.table = LineTable(text)
+        self.lines = lines
+        # container start offset -> {token: (key_start, value_start, value_end)}
+        self._children: dict[int, dict[str, tuple[int, int, int]]] = {}
+        self._root: tuple[int, int] | None = None
+
+    # -- scanning helpers -------------------------------------------------------------------
+    def _ws(self, i: int) -> int:
+        return _WS.match(self.text, i).end()
+
+    def _value_end(self, i: int) -> int:
+        try:
+            return _decoder.raw_decode(self.text, i)[1]
+        except (ValueError, RecursionError):
+            return i + 1
+
+    def _root_span(self) -> tuple[int, int]:
+        if self._root is None:
+            start = self._ws(0)
+            self._root = (start, self._value_end(start))
+        return self._root
+
+    def _top_lines(self) -> dict[str, tuple[int, int, int]]:
+        kids = self._children.get(-1)
+        if kids is None:
+            kids = {}
+            n = 0
+            pos = 0
+            for raw in self.text.splitlines(keepends=True):
+                stripped = raw.strip()
+                if stripped:
+                    start = pos + (len(raw) - len(raw.lstrip()))
+                    kids[str(n)] = (start, start, self._value_end(start))
+                    n += 1
+                pos += len(raw)
+            self._children[-1] = kids
+        return kids
+
+    def _kids(self, start: int) -> dict[str, tuple[int, int, int]]:
+        kids = self._children.get(start)
+        if kids is not None:
+            return kids
+        kids = {}
+        text = self.text
+        opener = text[start] if start < len(text) else ""
+        i = self._ws(start + 1)
+        try:
+            if opener == "{":
+                while i < len(text) and text[i] != "}":
+                    if text[i] != '"':
+                        break
+                    key, after = _scanstring(text, i + 1)
+                    key_start = i
+                    j = self._ws(after)
+                    if j >= len(text) or text[j] != ":":
+                        break
+                    v = self._ws(j + 1)
+                    end = self._value_end(v)
+                    kids.setdefault(key, (key_start, v, end))  # first occurrence wins, as for duplicate keys
+                    i = self._ws(end)
+                    if i < len(text) and text[i] == ",":
+                        i = self._ws(i + 1)
+            elif opener == "[":
+                n = 0
+                while i < len(text) and text[i] != "]":
+                    end = self._value_end(i)
+                    kids[str(n)] = (i, i, end)
+                    n += 1
+                    i = self._ws(end)
+                    if i < len(text) and text[i] == ",":
+                        i = self._ws(i + 1)
+                    elif end == i:
+                        break
+        except (ValueError, IndexError):
+            pass
+        self._children[start] = kids
+        return kids
+
+    def span(self, pointer: str) -> tuple[int, int]:
+        """(start, end) offsets of the closest existing node on the way to `pointer`."""
+        tokens = split_pointer(pointer)
+        if self.lines:
+            if not tokens:
+                return (0, min(len(self.text), self._value_end(self._ws(0))))
+            entry = self._top_lines().get(tokens[0])
+            if entry is None:
+                return (0, 0)
+            start, end = entry[1], entry[2]
+            key_start = entry[0]
+            tokens = tokens[1:]
+        else:
+            start, end = self._root_span()
+            key_start = start
+        for tok in tokens:
+            kids = self._kids(start)
+            entry = kids.get(tok)
+            if entry is None:
+                break
+            key_start, start, end = entry
+        return key_start, end
+
+    def locate(self, pointer: str) -> tuple[int, int, int, int]:
+        start, end = self.span(pointer)
+        line, col = self.table.at(start)
+        end_line, end_col = self.table.at(max(start, end))
+        return line, col, end_line, end_col
+
+
+class YamlPositions:
+    """Positions from libyaml node marks (0-based in the marks; converted to 1-based here)."""
+
+    def __init__(self, root: Any):
+        self.root = root
+
+    def locate(self, pointer: str) -> tuple[int, int, int, int]:
+        node = self.root
+        if node is None:
+            return (1, 1, 1, 1)
+        key_node = None
+        seen = 0
+        for tok in split_pointer(pointer):
+            seen += 1
+            if seen > 512:
+                break
+            nxt = None
+            if node.tag.endswith(":map") or node.id == "mapping":
+                for k, v in node.value:
+                    if getattr(k, "value", None) == tok:
+                        nxt, key_node = v, k
+                        break
+            elif node.id == "sequence":
+                if tok.isdigit() and int(tok) < len(node.value):
+                    nxt, key_node = node.value[int(tok)], None
+            if nxt is None:
+                break
+            node = nxt
+        start = (key_node or node).start_mark
+        end = node.end_mark
+        return start.line + 1, start.column + 1, end.line + 1, end.column + 1
+
+
+class FixedPositions:
+    """For sources with no text position (a problem found before parsing)."""
+
+    def locate(self, pointer: str) -> tuple[int, int, int, int]:
+        return (1, 1, 1, 1)

@@ -1,0 +1,212 @@
+"""The normalized model every loader produces and every check consumes.
+
+Plain dataclasses, no I/O. A check never sees a provider's shape: it sees `Tool`s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, Callable
+
+
+class Severity(IntEnum):
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @classmethod
+    def parse(cls, value: str) -> "Severity":
+        try:
+            return cls[value.upper()]
+        except KeyError:
+            raise ValueError(f"unknown severity {value!r} (expected error, warning or info)") from None
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+def escape_pointer_token(token: str | int) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def unescape_pointer_token(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def join_pointer(base: str, *tokens: str | int) -> str:
+    return base + "".join("/" + escape_pointer_token(t) for t in tokens)
+
+
+def split_pointer(pointer: str) -> list[str]:
+    if not pointer:
+        return []
+    return [unescape_pointer_token(t) for t in pointer[1:].split("/")]
+
+
+@dataclass(slots=True)
+class RuleMeta:
+    """One catalog entry (rules/TSLnnn.yaml)."""
+
+    id: str
+    name: str
+    severity: Severity
+    summary: str
+    message: str
+    rationale: str
+    fix: str
+    examples: dict[str, Any]
+    references: list[str] = field(default_factory=list)
+    since: str = "0.1.0"
+    tags: list[str] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)  # JSON Schema of the rule's settings
+    security_severity: float | None = None
+    default: bool = True  # part of the recommended set
+    aliases: list[str] = field(default_factory=list)
+    scope: str = "tool"
+
+    @property
+    def family(self) -> str:
+        return self.id[:4]
+
+    @property
+    def is_security(self) -> bool:
+        return "security" in self.tags
+
+
+@dataclass(slots=True)
+class Tool:
+    """A tool definition, whatever dialect it came from.
+
+    `fields` maps each normalized field name to the RFC 6901 pointer of its original location
+    in the document (e.g. ``input_schema`` -> ``/tools/3/function/parameters``).
+    """
+
+    name: Any
+    description: Any = None
+    title: Any = None
+    input_schema: Any = None
+    output_schema: Any = None
+    annotations: Any = None
+    meta: Any = None
+    dialect: str = "mcp"
+    pointer: str = ""
+    fields: dict[str, str] = field(default_factory=dict)
+    raw: Any = None
+    server: "Server | None" = field(default=None, repr=False)
+    document: "Document | None" = field(default=None, repr=False)
+    index: int = 0
+    # production metadata (schema best-practices seed, section 3.1) and attached examples
+    version: Any = None
+    risk: Any = None
+    runtime: Any = None
+    policy: Any = None
+    examples: list["Example"] = field(default_factory=list)
+    has_production_metadata: bool = False
+    field_docs: dict[str, "Document"] = field(default_factory=dict, repr=False)  # fields from companion files
+
+    @property
+    def display_name(self) -> str:
+        return self.name if isinstance(self.name, str) else f"<tool #{self.index}>"
+
+    def ptr(self, field_name: str | None = None, *tokens: str | int) -> str:
+        """Absolute pointer to `field_name` (plus sub-tokens) of this tool.
+
+        A field the tool lacks resolves to the tool object itself; positions then fall back
+        to the closest existing ancestor, which is what a reader wants for a missing field.
+        """
+        if field_name is None:
+            base = self.pointer
+        else:
+            base = self.fields.get(field_name)
+            if base is None:
+                return self.pointer
+        return join_pointer(base, *tokens)
+
+
+@dataclass(slots=True)
+class Example:
+    """An example call attached to a tool (examples.jsonl, input_examples, schema `examples`)."""
+
+    arguments: Any
+    positive: bool = True
+    pointer: str = ""
+    document: "Document | None" = field(default=None, repr=False)  # when not the tool's own document
+    forbidden: list[Any] = field(default_factory=list)
+    forbidden_pointer: str = ""
+    label: str = ""
+
+
+@dataclass(slots=True)
+class Server:
+    """A set of tools offered together: one file, one live server, or a registry folder."""
+
+    key: str
+    tools: list[Tool] = field(default_factory=list)
+    name: str | None = None
+    version: str | None = None
+    documents: list["Document"] = field(default_factory=list)
+
+    @property
+    def tool_names(self) -> set[str]:
+        return {t.name for t in self.tools if isinstance(t.name, str)}
+
+
+@dataclass(slots=True)
+class Document:
+    """One input source: a file or a live capture."""
+
+    path: str  # display path (relative to the working directory when possible) or live source
+    text: str = ""
+    format: str = "json"  # json | jsonl | yaml
+    data: Any = None
+    dialect: str | None = None
+    detection: str = ""  # why this dialect was chosen (explainable detection)
+    tools: list[Tool] = field(default_factory=list)
+    positions: Any = None  # lazy position index (see loaders.positions)
+    suppressions: dict[int, set[str]] | None = None  # YAML: line (1-based) -> ids ("*" for all)
+    server_info: dict[str, Any] | None = None
+    position_factory: Callable[["Document"], Any] | None = field(default=None, repr=False)
+    problems: list["Hit"] = field(default_factory=list)  # input problems found while loading
+    companions: list["Document"] = field(default_factory=list)  # registry policy/examples files
+
+    def locate(self, pointer: str) -> tuple[int, int, int, int]:
+        """(line, column, end_line, end_column), 1-based, columns in code points."""
+        if self.positions is None:
+            if self.position_factory is None:
+                return (1, 1, 1, 1)
+            self.positions = self.position_factory(self)
+        return self.positions.locate(pointer)
+
+
+@dataclass(slots=True)
+class Finding:
+    rule_id: str
+    message: str
+    path: str
+    pointer: str = ""
+    tool: str | None = None
+    severity: Severity = Severity.WARNING
+    name: str = ""
+    line: int = 1
+    column: int = 1
+    end_line: int = 1
+    end_column: int = 1
+    tags: tuple[str, ...] = ()
+    fingerprint_content: str = ""  # canonical text of the offending node, for baselines
+    suppressed: str | None = None  # why it is suppressed (baseline), None when active
+    document: Document | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.column, self.rule_id, self.pointer)
+
+
+@dataclass(slots=True)
+class Hit:
+    """What a check yields: where, and the fields its message template needs."""
+
+    pointer: str
+    args: dict[str, Any] = field(default_factory=dict)
+    tool: Tool | None = None
+    document: Document | None = None  # another document than the tool's (e.g. a policy file)

@@ -1,0 +1,114 @@
+"""The check registry (filled by the `@check` decorator) and the rule catalog (rules/*.yaml)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Callable, Iterable
+
+import yaml
+
+from .model import RuleMeta, Severity
+
+try:
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+SCOPES = ("tool", "server", "run")
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    rule_id: str
+    fn: Callable[..., Iterable[Any]]
+    scope: str
+
+
+CHECKS: dict[str, CheckSpec] = {}
+
+
+def check(rule_id: str, scope: str = "tool") -> Callable:
+    """Register a check function for catalog rule `rule_id`.
+
+    scope "tool": fn(tool, ctx); "server": fn(server, ctx); "run": fn(servers, ctx).
+    """
+    if scope not in SCOPES:
+        raise ValueError(f"unknown scope {scope!r}")
+
+    def deco(fn: Callable) -> Callable:
+        if rule_id in CHECKS and CHECKS[rule_id].fn is not fn:
+            raise RuntimeError(f"{rule_id} is registered twice")
+        CHECKS[rule_id] = CheckSpec(rule_id, fn, scope)
+        return fn
+
+    return deco
+
+
+@lru_cache(maxsize=1)
+def load_checks() -> dict[str, CheckSpec]:
+    from . import checks
+
+    for mod in pkgutil.iter_modules(checks.__path__):
+        importlib.import_module(f"{checks.__name__}.{mod.name}")
+    return CHECKS
+
+
+def _meta(data: dict[str, Any]) -> RuleMeta:
+    return RuleMeta(
+        id=data["id"],
+        name=data["name"],
+        severity=Severity.parse(data["severity"]),
+        summary=data["summary"],
+        message=data["message"],
+        rationale=data.get("rationale", ""),
+        fix=data.get("fix", ""),
+        examples=data.get("examples") or {},
+        references=list(data.get("references") or []),
+        since=str(data.get("since", "0.1.0")),
+        tags=list(data.get("tags") or []),
+        options=data.get("options") or {},
+        security_severity=data.get("security_severity"),
+        default=bool(data.get("default", True)),
+        aliases=list(data.get("aliases") or []),
+    )
+
+
+@lru_cache(maxsize=1)
+def catalog() -> dict[str, RuleMeta]:
+    """Every rule of the catalog, by id, in id order."""
+    root = resources.files("toolschema_lint.catalog")
+    rules: dict[str, RuleMeta] = {}
+    for entry in sorted(root.iterdir(), key=lambda e: e.name):
+        if entry.name.startswith("TSL") and entry.name.endswith(".yaml"):
+            data = yaml.load(entry.read_text(encoding="utf-8"), Loader=_Loader)
+            rules[data["id"]] = _meta(data)
+    return rules
+
+
+@lru_cache(maxsize=1)
+def families() -> dict[str, dict[str, str]]:
+    root = resources.files("toolschema_lint.catalog")
+    return yaml.load(root.joinpath("families.yaml").read_text(encoding="utf-8"), Loader=_Loader)
+
+
+def raw_entry(rule_id: str) -> dict[str, Any]:
+    root = resources.files("toolschema_lint.catalog")
+    return yaml.load(root.joinpath(f"{rule_id}.yaml").read_text(encoding="utf-8"), Loader=_Loader)
+
+
+def by_name() -> dict[str, RuleMeta]:
+    out: dict[str, RuleMeta] = {}
+    for meta in catalog().values():
+        out[meta.name] = meta
+        for alias in meta.aliases:
+            out[alias] = meta
+    return out
+
+
+def option_defaults(meta: RuleMeta) -> dict[str, Any]:
+    props = (meta.options or {}).get("properties", {})
+    return {k: v["default"] for k, v in props.items() if isinstance(v, dict) and "default" in v}

@@ -1,0 +1,14 @@
+"""Reporters: each a pure function (run result, settings) -> text. The registry feeds `--format`."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from . import github, json_, sarif, text
+
+REPORTERS: dict[str, Callable] = {
+    "text": text.render,
+    "json": json_.render,
+    "sarif": sarif.render,
+    "github": github.render,
+}

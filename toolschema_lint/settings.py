@@ -1,0 +1,230 @@
+"""Configuration: find and merge config, resolve the rule selection, validate per-rule options.
+
+Precedence: command line > config file > defaults. Config lives in `[tool.toolschema-lint]` of
+`pyproject.toml`, in `toolschema-lint.toml` / `.toolschema-lint.toml` (top level), or in the file
+given with `--config`. Unknown keys and selectors that match no rule are errors.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from .model import RuleMeta, Severity
+from .registry import by_name, catalog, option_defaults
+
+
+class ConfigError(Exception):
+    """A usage or configuration error (exit code 2)."""
+
+
+CONFIG_KEYS = {
+    "select",
+    "extend-select",
+    "ignore",
+    "per-file-ignores",
+    "per-tool-ignores",
+    "severity",
+    "fail-on",
+    "format",
+    "exclude",
+    "input-format",
+    "max-file-size",
+    "servers",
+    "rules",
+}
+
+
+@dataclass
+class Settings:
+    paths: list[str] = field(default_factory=list)
+    select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    per_tool_ignores: dict[str, list[str]] = field(default_factory=dict)
+    severity: dict[str, str] = field(default_factory=dict)
+    fail_on: str = "warning"
+    format: str = "text"
+    output: str | None = None
+    exit_zero: bool = False
+    statistics: bool = False
+    quiet: bool = False
+    input_format: str = "auto"
+    exclude: list[str] = field(default_factory=list)
+    max_file_size: int = 20 * 1024 * 1024
+    servers: dict[str, str] = field(default_factory=dict)  # glob -> server name (grouping)
+    rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # id or name -> options
+    config_path: str | None = None
+    explain: bool = False
+    color: bool | None = None
+    extra_sources: list[Any] = field(default_factory=list)  # live captures etc. (loaders.Source)
+    # resolved by `resolve()`
+    enabled: set[str] = field(default_factory=set)
+    severities: dict[str, Severity] = field(default_factory=dict)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    file_ignores: list[tuple[str, set[str]]] = field(default_factory=list)
+    tool_ignores: list[tuple[str, set[str]]] = field(default_factory=list)
+    fail_level: Severity = Severity.WARNING
+
+
+def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The nearest config file from `start` upwards."""
+    for d in [start, *start.parents]:
+        for name in ("toolschema-lint.toml", ".toolschema-lint.toml"):
+            p = d / name
+            if p.is_file():
+                return p, _read_toml(p)
+        pp = d / "pyproject.toml"
+        if pp.is_file():
+            data = _read_toml(pp)
+            table = data.get("tool", {}).get("toolschema-lint")
+            if table is not None:
+                return pp, {"tool": {"toolschema-lint": table}}
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read config ({e})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+
+
+def config_table(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    if path.name == "pyproject.toml" or "tool" in data:
+        table = data.get("tool", {}).get("toolschema-lint")
+        if table is None:
+            raise ConfigError(f"{path}: no [tool.toolschema-lint] table")
+        return table
+    return data
+
+
+def resolve_selector(selector: str, rules: dict[str, RuleMeta]) -> set[str]:
+    """ALL, an id, an id prefix (TSL5, TSL50) or a rule name / alias -> rule ids."""
+    s = selector.strip()
+    if s.upper() == "ALL":
+        return set(rules)
+    up = s.upper()
+    if up in rules:
+        return {up}
+    if up.startswith("TSL") and up[3:].isdigit() and len(up) < 6:
+        ids = {r for r in rules if r.startswith(up)}
+        if ids:
+            return ids
+    names = by_name()
+    if s in names:
+        return {names[s].id}
+    raise ConfigError(f"selector {selector!r} matches no rule (see `toolschema-lint rules`)")
+
+
+def _as_list(value: Any, key: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise ConfigError(f"config key {key!r} must be a string or a list of strings")
+
+
+def apply_config(settings: Settings, table: dict[str, Any], source: str, cli_set: set[str]) -> None:
+    """Fill settings from a config table; keys the command line already set are left alone."""
+    unknown = set(table) - CONFIG_KEYS
+    if unknown:
+        raise ConfigError(f"{source}: unknown config key(s): {', '.join(sorted(unknown))}")
+    simple = {
+        "select": "select",
+        "extend-select": "extend_select",
+        "ignore": "ignore",
+        "exclude": "exclude",
+    }
+    for key, attr in simple.items():
+        if key in table and attr not in cli_set:
+            setattr(settings, attr, _as_list(table[key], key))
+    for key, attr in (("fail-on", "fail_on"), ("format", "format"), ("input-format", "input_format")):
+        if key in table and attr not in cli_set:
+            if not isinstance(table[key], str):
+                raise ConfigError(f"{source}: {key} must be a string")
+            setattr(settings, attr, table[key])
+    if "max-file-size" in table:
+        if not isinstance(table["max-file-size"], int) or table["max-file-size"] <= 0:
+            raise ConfigError(f"{source}: max-file-size must be a positive number of bytes")
+        settings.max_file_size = table["max-file-size"]
+    for key, attr in (("per-file-ignores", "per_file_ignores"), ("per-tool-ignores", "per_tool_ignores")):
+        if key in table:
+            if not isinstance(table[key], dict):
+                raise ConfigError(f"{source}: {key} must be a table of glob = [selectors]")
+            getattr(settings, attr).update({k: _as_list(v, key) for k, v in table[key].items()})
+    for key in ("severity", "servers", "rules"):
+        if key in table:
+            if not isinstance(table[key], dict):
+                raise ConfigError(f"{source}: {key} must be a table")
+            getattr(settings, key).update(table[key])
+
+
+def resolve(settings: Settings) -> Settings:
+    """Compute the enabled rules, severities and options; raise ConfigError on any bad value."""
+    rules = catalog()
+    if settings.select is None:
+        enabled = {r for r, m in rules.items() if m.default}
+    else:
+        enabled = set().union(*(resolve_selector(s, rules) for s in settings.select)) if settings.select else set()
+    for s in settings.extend_select:
+        enabled |= resolve_selector(s, rules)
+    for s in settings.ignore:
+        enabled -= resolve_selector(s, rules)
+    settings.enabled = enabled
+    try:
+        settings.fail_level = Severity.parse(settings.fail_on)
+    except ValueError as e:
+        raise ConfigError(f"fail-on: {e}") from None
+    settings.severities = {}
+    for sel, level in settings.severity.items():
+        try:
+            sev = Severity.parse(str(level))
+        except ValueError as e:
+            raise ConfigError(f"severity.{sel}: {e}") from None
+        for rid in resolve_selector(sel, rules):
+            settings.severities[rid] = sev
+    settings.options = {rid: option_defaults(m) for rid, m in rules.items()}
+    for sel, opts in settings.rules.items():
+        ids = resolve_selector(sel, rules)
+        if len(ids) != 1:
+            raise ConfigError(f"rules.{sel}: options must name a single rule")
+        rid = ids.pop()
+        meta = rules[rid]
+        if not isinstance(opts, dict):
+            raise ConfigError(f"rules.{sel}: must be a table of options")
+        schema = dict(meta.options or {"type": "object", "properties": {}})
+        schema.setdefault("additionalProperties", False)
+        try:
+            jsonschema.validate(opts, schema)
+        except jsonschema.ValidationError as e:
+            where = "/".join(str(p) for p in e.absolute_path) or "options"
+            raise ConfigError(f"rules.{sel}: {where}: {e.message}") from None
+        settings.options[rid] = {**settings.options[rid], **opts}
+    settings.file_ignores = [
+        (glob, set().union(*(resolve_selector(s, rules) for s in sels))) for glob, sels in settings.per_file_ignores.items()
+    ]
+    settings.tool_ignores = [
+        (glob, set().union(*(resolve_selector(s, rules) for s in sels))) for glob, sels in settings.per_tool_ignores.items()
+    ]
+    return settings
+
+
+def ignored_for(path: str, tool: str | None, settings: Settings) -> set[str]:
+    out: set[str] = set()
+    for glob, ids in settings.file_ignores:
+        if fnmatch.fnmatch(path, glob) or fnmatch.fnmatch(Path(path).name, glob):
+            out |= ids
+    if tool is not None:
+        for glob, ids in settings.tool_ignores:
+            if fnmatch.fnmatchcase(tool, glob):
+                out |= ids
+    return out
