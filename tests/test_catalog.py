@@ -1,0 +1,86 @@
+"""The catalog is the only metadata; checks are the only registrations. They must agree."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from helpers import lint_data
+from toolschema_lint.registry import catalog, families, load_checks, raw_entry
+
+ROOT = Path(__file__).resolve().parent.parent
+REQUIRED = ("id", "name", "severity", "summary", "message", "rationale", "fix", "examples", "references", "tags")
+# input problems are raised by the loaders while reading a file, not by a check function
+LOADER_RULES = {f"TSL0{n:02d}" for n in range(100)}
+RULES = catalog()
+
+
+def test_ids_match_filenames_and_are_well_formed() -> None:
+    for path in (ROOT / "rules").glob("TSL*.yaml"):
+        entry = raw_entry(path.stem)
+        assert entry["id"] == path.stem
+        assert re.fullmatch(r"TSL\d{3}", entry["id"])
+        assert entry["id"][:4] in families()
+
+
+def test_required_fields_present() -> None:
+    for rid in RULES:
+        entry = raw_entry(rid)
+        missing = [k for k in REQUIRED if k not in entry]
+        assert not missing, f"{rid} lacks {missing}"
+        assert {"bad", "good"} <= set(entry["examples"]), f"{rid} needs a bad and a good example"
+        assert entry["severity"] in ("error", "warning", "info")
+        assert not entry["message"].rstrip().endswith("."), f"{rid}: message ends with a period"
+        if "security" in entry["tags"] and not rid.startswith("TSL0"):
+            assert 0 < float(entry["security_severity"]) <= 10, f"{rid} needs a security_severity"
+
+
+def test_names_are_kebab_case_and_unique() -> None:
+    names = [m.name for m in RULES.values()] + [a for m in RULES.values() for a in m.aliases]
+    assert len(names) == len(set(names))
+    for n in names:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", n), n
+        assert not n.startswith(("no-", "disallow-")), n
+
+
+def test_catalog_matches_registered_checks() -> None:
+    checks = load_checks()
+    assert set(checks) == set(RULES) - LOADER_RULES
+    for rid, spec in checks.items():
+        assert spec.fn.__name__ == RULES[rid].name.replace("-", "_"), f"{rid}: check function must be named after the rule"
+
+
+def test_option_schemas_are_valid_and_defaults_validate() -> None:
+    for rid, meta in RULES.items():
+        if meta.options:
+            jsonschema.Draft202012Validator.check_schema(meta.options)
+            defaults = {k: v["default"] for k, v in meta.options.get("properties", {}).items() if "default" in v}
+            jsonschema.validate(defaults, meta.options)
+
+
+def test_every_rule_has_a_fixture_folder() -> None:
+    for rid in RULES:
+        folder = ROOT / "fixtures" / "rules" / rid
+        assert folder.is_dir(), f"{rid} has no fixtures/rules/{rid}/"
+        names = [p.name for p in folder.iterdir()]
+        assert any(n.startswith("bad") and not n.endswith(".expected") for n in names), f"{rid} has no bad fixture"
+        assert any(n.startswith("good") for n in names), f"{rid} has no good fixture"
+
+
+EXAMPLE_RULES = [rid for rid, m in RULES.items() if not rid.startswith("TSL0") and isinstance(m.examples.get("bad"), (dict, list))
+                 and m.scope == "tool"]
+
+
+@pytest.mark.parametrize("rid", EXAMPLE_RULES)
+def test_catalog_examples(rid: str) -> None:
+    """The documented bad example fires the rule; the good one does not."""
+    meta = RULES[rid]
+    bad, good = meta.examples["bad"], meta.examples["good"]
+    wrap = (lambda x: x if isinstance(x, dict) and ("tools" in x or "servers" in x) or isinstance(x, list) else {"tools": [x]})
+    if isinstance(bad, dict) and "servers" in bad:
+        pytest.skip("multi-server example: covered by fixtures")
+    assert rid in [f.rule_id for f in lint_data(wrap(bad), select=[rid]).active()], f"{rid}: bad example does not fire"
+    assert rid not in [f.rule_id for f in lint_data(wrap(good), select=[rid]).active()], f"{rid}: good example fires"

@@ -1,0 +1,52 @@
+"""Every rule's fixtures: `bad.*` files match their golden `.expected`, `good.*` files are clean.
+
+Golden format: one finding per line, `line:col ID message`. Rewrite with `pytest --update-golden`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import tomllib
+
+from toolschema_lint.engine import lint
+from toolschema_lint.settings import Settings, apply_config, resolve
+
+RULES_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
+INPUT_SUFFIXES = {".json", ".yaml", ".yml", ".jsonl"}
+
+
+def _cases() -> list[tuple[str, Path]]:
+    out = []
+    for rule_dir in sorted(p for p in RULES_DIR.iterdir() if p.is_dir()):
+        for f in sorted(rule_dir.iterdir()):
+            if f.suffix in INPUT_SUFFIXES and f.name.startswith(("bad", "good")):
+                out.append((rule_dir.name, f))
+    return out
+
+
+CASES = _cases()
+
+
+def _render(result, rule: str) -> str:
+    return "".join(f"{f.line}:{f.column} {f.rule_id} {f.message}\n" for f in result.active() if f.rule_id == rule)
+
+
+@pytest.mark.parametrize("rule,path", CASES, ids=[f"{r}/{p.name}" for r, p in CASES])
+def test_fixture(rule: str, path: Path, update_golden: bool) -> None:
+    settings = Settings(paths=[str(path)], select=[rule])
+    config = path.parent / "config.toml"  # per-rule options the fixtures exercise
+    if config.exists():
+        apply_config(settings, tomllib.loads(config.read_text()), str(config), {"select"})
+    result = lint(resolve(settings))
+    got = _render(result, rule)
+    if path.name.startswith("good"):
+        assert got == "", f"{path.name} should be clean for {rule}, got:\n{got}"
+        return
+    assert got, f"{path.name} should trigger {rule}"
+    golden = path.with_name(path.name + ".expected")
+    if update_golden or not golden.exists():
+        golden.write_text(got, encoding="utf-8")
+    assert got == golden.read_text(encoding="utf-8")
