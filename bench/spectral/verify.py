@@ -101,7 +101,7 @@ def reference_counts(doc: dict) -> Counter:
                 c["tsl-unbounded-limit-param"] += not ("minimum" in p and "maximum" in p)
             if p.get("type") == "array":
                 c["tsl-array-without-items"] += not p.get("items")
-            if p.get("type") == "object":
+            if p.get("type") == "object" or ("type" not in p and isinstance(p.get("properties"), dict)):
                 object_schema(p)
     return +c
 
