@@ -48,6 +48,8 @@ _LAUNCHERS = {
 _LAUNCHER_VERBS = {"run", "exec", "dlx", "x", "tool", "--", "-m"}
 _SECRET_PLACEHOLDER = "***"
 
+logger = logging.getLogger(__name__)
+
 
 @dataclass
 class ServerSpec:
@@ -114,16 +116,8 @@ async def capture_async(spec: ServerSpec, timeout: float = 30.0) -> dict:
     """Async form of :func:`capture` (asyncio or trio via anyio)."""
     _check_spec(spec)
     sdk = _import_sdk(spec)
-    with _quiet_sdk_logs() as sdk_log:
-        try:
-            return await _capture(spec, timeout, sdk, sdk_log)
-        except LiveError:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - mapped to a LiveError or re-raised
-            mapped = _map_exception(spec, exc, sdk, sdk_log)
-            if mapped is None:
-                raise
-            raise mapped from None
+    with _quiet_sdk_logs():
+        return await _capture(spec, timeout, sdk)
 
 
 # --------------------------------------------------------------------------- helpers: naming
@@ -253,36 +247,39 @@ def _client_version() -> str:
 
 
 class _SdkLog(logging.Handler):
-    """Keeps the SDK's log records (for diagnostics) instead of printing tracebacks."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.records: list[logging.LogRecord] = []
+    """Passes the SDK's log records on at DEBUG level, without tracebacks."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.levelno >= logging.WARNING:
-            self.records.append(record)
+        try:
+            logger.debug("mcp: %s", record.getMessage())
+        except Exception:  # noqa: BLE001 - a log record must never break a capture
+            pass
 
 
 class _quiet_sdk_logs:
-    """Route the ``mcp`` loggers into a buffer for the duration of a capture."""
+    """While any capture runs, keep the ``mcp`` loggers from printing (tracebacks included)."""
 
     _lock = threading.Lock()
+    _active = 0
+    _saved_propagate = True
+    _handler = _SdkLog()
 
-    def __enter__(self) -> _SdkLog:
-        self.handler = _SdkLog()
-        self.logger = logging.getLogger("mcp")
-        with self._lock:
-            self.saved = self.logger.propagate
-            self.logger.addHandler(self.handler)
-            self.logger.propagate = False
-        return self.handler
+    def __enter__(self) -> None:
+        cls, sdk_logger = type(self), logging.getLogger("mcp")
+        with cls._lock:
+            if cls._active == 0:
+                cls._saved_propagate = sdk_logger.propagate
+                sdk_logger.addHandler(cls._handler)
+                sdk_logger.propagate = False
+            cls._active += 1
 
     def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self.logger.removeHandler(self.handler)
-            if not any(isinstance(h, _SdkLog) for h in self.logger.handlers):
-                self.logger.propagate = self.saved
+        cls, sdk_logger = type(self), logging.getLogger("mcp")
+        with cls._lock:
+            cls._active -= 1
+            if cls._active == 0:
+                sdk_logger.removeHandler(cls._handler)
+                sdk_logger.propagate = cls._saved_propagate
 
 
 # --------------------------------------------------------------------------- the exchange
@@ -316,6 +313,7 @@ class _State:
     stderr: Any = None  # temporary file holding the server's stderr (stdio)
     http: list[tuple[str, int, str]] = field(default_factory=list)  # (method, status, content type)
     transport: str = "stdio"
+    fell_back: bool = False  # Streamable HTTP was refused, legacy SSE tried
 
 
 class _Rpc:
@@ -406,6 +404,7 @@ async def _exchange(rpc: _Rpc, state: _State) -> dict:
             "clientInfo": {"name": "toolschema-lint", "version": _client_version()},
         },
     )
+    logger.debug("initialize answered: %s", json.dumps(init.get("serverInfo"), ensure_ascii=False))
     version = init.get("protocolVersion")
     if isinstance(version, str) and version:
         rpc.headers = {sdk.version_header: version}
@@ -423,6 +422,7 @@ async def _exchange(rpc: _Rpc, state: _State) -> dict:
             raise _Failure(f"the {state.phase} result has no 'tools' array")
         tools.extend(page_tools)
         cursor = result.get("nextCursor")
+        logger.debug("tools/list page %d: %d tools, nextCursor %s", page, len(page_tools), cursor is not None)
         if cursor is None or cursor == "":
             break
         if not isinstance(cursor, str):
@@ -436,7 +436,7 @@ async def _exchange(rpc: _Rpc, state: _State) -> dict:
     return {"serverInfo": init.get("serverInfo"), "protocolVersion": version, "tools": tools}
 
 
-async def _capture(spec: ServerSpec, timeout: float, sdk: _Sdk, sdk_log: _SdkLog) -> dict:
+async def _capture(spec: ServerSpec, timeout: float, sdk: _Sdk) -> dict:
     state = _State()
     anyio = sdk.anyio
     try:
@@ -448,7 +448,7 @@ async def _capture(spec: ServerSpec, timeout: float, sdk: _Sdk, sdk_log: _SdkLog
     except BaseException as exc:  # noqa: BLE001
         if isinstance(exc, anyio.get_cancelled_exc_class()) and not _timed_out(exc):
             raise
-        error = _explain(spec, exc, state, timeout, sdk, sdk_log)
+        error = _explain(spec, exc, state, timeout, sdk)
         if error is None:
             raise
         raise error from None
@@ -539,6 +539,8 @@ async def _capture_http(spec: ServerSpec, timeout: float, sdk: _Sdk, state: _Sta
             raise
         if isinstance(exc, anyio.get_cancelled_exc_class()) and not _timed_out(exc):
             raise
+    logger.debug("no Streamable HTTP endpoint (HTTP %s); trying legacy HTTP+SSE", first_post)
+    state.fell_back = True
     remaining = max(0.1, timeout - (anyio.current_time() - start))
     return await _bounded(run_sse, remaining, anyio)
 
@@ -642,6 +644,11 @@ def _http_failure(state: _State) -> str | None:
                 f"{_http_status_text(status)} on {state.phase}: the server requires authorization "
                 "(pass credentials with a header, e.g. Authorization)"
             )
+        if status >= 400 and state.fell_back and state.phase == "start-up":
+            return (
+                f"{_http_status_text(status)}: no MCP endpoint at this URL "
+                "(tried Streamable HTTP, then legacy HTTP+SSE)"
+            )
         if status >= 400:
             return f"{_http_status_text(status)} on {state.phase}"
         if method == "POST" and content_type not in ("application/json", "text/event-stream", ""):
@@ -652,9 +659,7 @@ def _http_failure(state: _State) -> str | None:
     return None
 
 
-def _explain(
-    spec: ServerSpec, exc: BaseException, state: _State, timeout: float, sdk: _Sdk, sdk_log: _SdkLog
-) -> LiveError | None:
+def _explain(spec: ServerSpec, exc: BaseException, state: _State, timeout: float, sdk: _Sdk) -> LiveError | None:
     secrets = spec.secrets()
     prefix = f"{spec.source}: "
 
@@ -732,13 +737,6 @@ def _explain(
     if isinstance(exc, Exception) or isinstance(exc, BaseExceptionGroup):
         detail = _one_line(str(leaves[0]) if leaves else str(exc), 200)
         return done(f"capture failed during {state.phase}: {exc_type}: {detail}", with_stderr=True)
-    return None
-
-
-def _map_exception(spec: ServerSpec, exc: BaseException, sdk: _Sdk, sdk_log: _SdkLog) -> LiveError | None:
-    for leaf in _leaves(exc):
-        if isinstance(leaf, LiveError):
-            return leaf
     return None
 
 
