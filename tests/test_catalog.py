@@ -13,8 +13,8 @@ from toolschema_lint.registry import catalog, families, load_checks, raw_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUIRED = ("id", "name", "severity", "summary", "message", "rationale", "fix", "examples", "references", "tags")
-# input problems are raised by the loaders while reading a file, not by a check function
-LOADER_RULES = {f"TSL0{n:02d}" for n in range(100)}
+# input problems (TSL0xx) are raised by the loaders while reading a file; any other rule needs a check
+INPUT_FAMILY = "TSL0"
 RULES = catalog()
 
 
@@ -48,7 +48,9 @@ def test_names_are_kebab_case_and_unique() -> None:
 
 def test_catalog_matches_registered_checks() -> None:
     checks = load_checks()
-    assert set(checks) == set(RULES) - LOADER_RULES
+    assert set(checks) <= set(RULES), f"checks without a catalog entry: {set(checks) - set(RULES)}"
+    missing = {rid for rid in RULES if not rid.startswith(INPUT_FAMILY)} - set(checks)
+    assert not missing, f"catalog rules without a check: {missing}"
     for rid, spec in checks.items():
         assert spec.fn.__name__ == RULES[rid].name.replace("-", "_"), f"{rid}: check function must be named after the rule"
 
