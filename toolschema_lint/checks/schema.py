@@ -87,10 +87,12 @@ def _schema_validity(tool: Tool, field: str, schema: Any, ctx: Any) -> Iterator[
     dialect = schema_dialect(schema)
     if dialect is None:
         return  # TSL105 reports the unknown dialect; nothing to validate against
-    seen = 0
+    reported: set[tuple[tuple, str]] = set()
     for path, message in meta_errors(schema, dialect):
-        seen += 1
-        if seen > ctx.options.get("max_errors", 20):
+        if (path, message) in reported:
+            continue  # the meta-schema reaches one keyword through several branches
+        reported.add((path, message))
+        if len(reported) > ctx.options.get("max_errors", 20):
             break
         yield ctx.at(tool, field, *path, detail=message)
 

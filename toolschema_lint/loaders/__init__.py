@@ -127,21 +127,34 @@ def _problem(doc: Document, rule: str, pointer: str = "", args: dict | None = No
     doc.problems.append(hit)
 
 
-def _max_depth_exceeded(data: Any, limit: int) -> bool:
-    stack = [(data, 0)]
+def human_size(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} bytes"
+
+
+def too_deep(data: Any, limit: int) -> str | None:
+    """Pointer of the first node nested deeper than `limit`, or None."""
+    stack: list[tuple[Any, int, str]] = [(data, 0, "")]
     while stack:
-        node, d = stack.pop()
+        node, d, ptr = stack.pop()
         if d > limit:
-            return True
+            return ptr
         if isinstance(node, dict):
-            stack.extend((v, d + 1) for v in node.values())
+            stack.extend((v, d + 1, join_pointer(ptr, k)) for k, v in node.items())
         elif isinstance(node, list):
-            stack.extend((v, d + 1) for v in node)
-    return False
+            stack.extend((v, d + 1, join_pointer(ptr, i)) for i, v in enumerate(node))
+    return None
 
 
-def load_source(src: Source, input_format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
-    """Load one source into a Document. Raises InputError only when the file cannot be read."""
+def load_source(src: Source, input_format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+                companion: bool = False) -> Document:
+    """Load one source into a Document. Raises InputError only when the file cannot be read.
+
+    A companion (a registry policy or examples file) is parsed but not searched for tools.
+    """
     doc = Document(path=src.display)
     fmt = src.format or (EXTENSIONS.get(src.path.suffix.lower(), "json") if src.path else "json")
     doc.format = fmt
@@ -153,7 +166,7 @@ def load_source(src: Source, input_format: str | None = None, max_bytes: int = D
             size = src.path.stat().st_size
             if size > max_bytes:
                 doc.position_factory = lambda d: FixedPositions()
-                _problem(doc, "TSL007", args={"size": f"{size / 1048576:.1f} MiB", "limit": f"{max_bytes / 1048576:.0f} MiB"})
+                _problem(doc, "TSL007", args={"size": human_size(size), "limit": human_size(max_bytes)})
                 return doc
             raw = src.path.read_bytes()
         except OSError as e:
@@ -194,10 +207,14 @@ def load_source(src: Source, input_format: str | None = None, max_bytes: int = D
         doc.position_factory = lambda d: FixedPositions()
         _problem(doc, e.rule, args={"detail": e.message}, line=e.line, column=e.column)
         return doc
-    if _max_depth_exceeded(data, MAX_DEPTH):
-        _problem(doc, "TSL008", args={"detail": f"nesting deeper than {MAX_DEPTH} levels"})
+    deep = too_deep(data, MAX_DEPTH)
+    if deep is not None:
+        doc.data = data
+        _problem(doc, "TSL008", deep, {"detail": f"nesting deeper than {MAX_DEPTH} levels"})
         return doc
     doc.data = data
+    if companion:
+        return doc
     det = detect(data, input_format)
     doc.dialect, doc.detection, doc.server_info = det.dialect, det.reason, det.server_info
     for rule, pointer, args in det.problems:
@@ -219,7 +236,7 @@ def _attach_companions(doc: Document, schema_path: Path) -> None:
     examples_path = schema_path.with_name(stem + EXAMPLES_SUFFIX)
     for tool in doc.tools:
         if policy_path.exists():
-            pdoc = load_source(Source(policy_path, display_path(policy_path), format="yaml"))
+            pdoc = load_source(Source(policy_path, display_path(policy_path), format="yaml"), companion=True)
             doc.companions.append(pdoc)
             policy = pdoc.data if isinstance(pdoc.data, dict) else None
             if policy is not None:
@@ -237,7 +254,7 @@ def _attach_companions(doc: Document, schema_path: Path) -> None:
                     tool.field_docs["risk"] = pdoc
                 tool.has_production_metadata = True
         if examples_path.exists():
-            edoc = load_source(Source(examples_path, display_path(examples_path), format="jsonl"))
+            edoc = load_source(Source(examples_path, display_path(examples_path), format="jsonl"), companion=True)
             doc.companions.append(edoc)
             records = edoc.data if isinstance(edoc.data, list) else []
             for i, rec in enumerate(records):

@@ -39,23 +39,22 @@ def _decode_error(e: json.JSONDecodeError) -> JsonProblem:
 _JSONC_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/|,(?=\s*[\]}])', re.S)
 
 
-def strip_jsonc(text: str) -> str | None:
+def strip_jsonc(text: str) -> tuple[str, int] | None:
     """Blank out // and /* */ comments and trailing commas, keeping every offset in place.
 
-    Returns None when the text has none of them.
+    Returns (text, offset of the first blanked token), or None when the text has none of them.
     """
-    changed = False
+    first: list[int] = []
 
     def blank(m: re.Match[str]) -> str:
-        nonlocal changed
         tok = m.group(0)
         if tok.startswith('"'):
             return tok
-        changed = True
+        first.append(m.start())
         return re.sub(r"[^\n]", " ", tok)
 
     out = _JSONC_TOKEN.sub(blank, text)
-    return out if changed else None
+    return (out, first[0]) if first else None
 
 
 def _parse(text: str, tracker: _DupTracker) -> Any:
@@ -81,16 +80,17 @@ def load_json(text: str, lines: bool = False) -> tuple[Any, list[tuple[str, str,
                 return _load_lines(text, tracker, problems)
             except JsonProblem:
                 pass
-        cleaned = strip_jsonc(text)
-        if cleaned is None:
+        stripped = strip_jsonc(text)
+        if stripped is None:
             raise _decode_error(e) from None
+        cleaned, first = stripped
         try:
             data = _parse(cleaned, tracker)
         except json.JSONDecodeError as e2:
             raise _decode_error(e2) from None
         except RecursionError:
             raise JsonProblem("TSL008", "nesting too deep to parse") from None
-        problems.append(("TSL006", "", {}))
+        problems.append(("TSL006", "", {"_offset": first}))
         text = cleaned
     if tracker.count:
         problems.extend(_dup_problems(text, False))
