@@ -1,11 +1,12 @@
 """A small MCP server built with the Python SDK, for tests of the live loader.
 
     python demo_server.py [--http PORT | --sse PORT] [--page-size N] [--token TOKEN]
-                          [--fail crash|hang|garbage|list-error] [--print-tools]
+                          [--fail crash|hang|garbage|list-error] [--method-log FILE] [--print-tools]
 
 stdio by default. ``--page-size`` makes tools/list paginate (cursor = offset). ``--token``
 (HTTP only) answers 401 unless ``Authorization: Bearer TOKEN`` is sent. ``--fail`` selects a
-misbehaviour; ``--print-tools`` prints the advertised tool list as JSON and exits.
+misbehaviour; ``--method-log`` appends the method of every message received to FILE;
+``--print-tools`` prints the advertised tool list as JSON and exits.
 """
 
 from __future__ import annotations
@@ -34,8 +35,10 @@ class Forecast(BaseModel):
     conditions: str
 
 
-def build(page_size: int | None, fail: str | None) -> MCPServer:
+def build(page_size: int | None, fail: str | None, method_log: str | None = None) -> MCPServer:
     middleware: list[Any] = []
+    if method_log:
+        middleware.append(LogMethods(method_log))
     if page_size:
         middleware.append(Paginate(page_size))
     if fail == "list-error":
@@ -68,6 +71,18 @@ def build(page_size: int | None, fail: str | None) -> MCPServer:
         return "pong"
 
     return server
+
+
+class LogMethods:
+    """Middleware: append each received method name to a file, one a line."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(f"{ctx.method}\n")
+        return await call_next(ctx)
 
 
 class Paginate:
@@ -126,6 +141,7 @@ def main() -> None:
     parser.add_argument("--page-size", type=int)
     parser.add_argument("--token")
     parser.add_argument("--fail", choices=["crash", "hang", "garbage", "list-error"])
+    parser.add_argument("--method-log")
     parser.add_argument("--print-tools", action="store_true")
     args = parser.parse_args()
 
@@ -137,7 +153,7 @@ def main() -> None:
     if args.fail == "garbage":
         print("demo-server 1.2.3 starting...", flush=True)
 
-    server = build(args.page_size, args.fail)
+    server = build(args.page_size, args.fail, args.method_log)
     if args.print_tools:
         import anyio
 
