@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -170,11 +171,13 @@ def bench_spectral(spectral: list[str], corpus: Path, out: Path, repeat: int) ->
 # --------------------------------------------------------------------------
 
 def tool_version(cmd: list[str]) -> str | None:
+    """The first version-looking token of ``cmd``'s output ("toolschema-lint, version 0.1.0" -> "0.1.0")."""
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    except OSError:
+    except (OSError, subprocess.TimeoutExpired):
         return None
-    return (p.stdout or p.stderr).strip().splitlines()[-1] if p.returncode == 0 and (p.stdout or p.stderr) else None
+    m = re.search(r"v?\d+\.\d+[\w.+-]*", p.stdout or p.stderr or "")
+    return m.group(0) if p.returncode == 0 and m else None
 
 
 def machine_info() -> dict:
