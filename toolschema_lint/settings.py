@@ -57,7 +57,7 @@ class Settings:
     quiet: bool = False
     input_format: str = "auto"
     exclude: list[str] = field(default_factory=list)
-    max_file_size: int = 20 * 1024 * 1024
+    max_file_size: int = 4 * 1024 * 1024
     servers: dict[str, str] = field(default_factory=dict)  # glob -> server name (grouping)
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # id or name -> options
     config_path: str | None = None

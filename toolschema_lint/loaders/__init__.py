@@ -24,8 +24,8 @@ SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".m
 POLICY_SUFFIX = ".policy.yaml"
 EXAMPLES_SUFFIX = ".examples.jsonl"
 SCHEMA_SUFFIX = ".schema.json"
-DEFAULT_MAX_BYTES = 20 * 1024 * 1024
-MAX_DEPTH = 256
+DEFAULT_MAX_BYTES = 4 * 1024 * 1024  # a tools file this large is pathological; max-file-size raises it
+MAX_DEPTH = 100  # JSON/YAML nesting levels; real tool files stay far below
 
 
 class InputError(Exception):

@@ -22,7 +22,7 @@ except ImportError:  # pragma: no cover - libyaml missing: same semantics, slowe
 from .positions import YamlPositions
 
 MAX_NODES = 2_000_000  # expanded node count above which aliases are treated as a bomb
-MAX_DEPTH = 256
+MAX_DEPTH = 100
 
 
 class YamlProblem(Exception):

@@ -1,0 +1,155 @@
+"""The command line: exit codes, selection, config, formats, suppression (a public contract)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from toolschema_lint.cli import main
+
+BAD = {"tools": [{"name": "execute", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}}]}
+GOOD = {"tools": [{"name": "get_weather", "description": "Get the current weather for one city. Not for forecasts.",
+                   "inputSchema": {"type": "object", "properties": {"city": {"type": "string", "description": "City name", "maxLength": 80}},
+                                   "required": ["city"], "additionalProperties": False}}]}
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    Path("bad.json").write_text(json.dumps(BAD, indent=2))
+    Path("good.json").write_text(json.dumps(GOOD, indent=2))
+    return tmp_path
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def ids(res) -> list[str]:
+    return sorted({f["id"] for f in json.loads(res.output)["findings"]})
+
+
+def test_exit_codes(files) -> None:
+    assert invoke("check", "good.json", "--select", "TSL1,TSL2,TSL401").exit_code == 0
+    assert invoke("check", "bad.json").exit_code == 1
+    assert invoke("check", "bad.json", "--exit-zero").exit_code == 0
+    assert invoke("check", "bad.json", "--select", "TSL103", "--fail-on", "error").exit_code == 1
+    assert invoke("check", "bad.json", "--select", "TSL202", "--fail-on", "error").exit_code == 0
+    assert invoke("check", "missing.json").exit_code == 2
+    assert invoke("check").exit_code == 2
+    assert invoke("check", "bad.json", "--select", "NOPE").exit_code == 2
+
+
+def test_selection_by_id_prefix_name_and_all(files) -> None:
+    assert ids(invoke("check", "bad.json", "--format", "json", "--select", "TSL202")) == ["TSL202"]
+    assert ids(invoke("check", "bad.json", "--format", "json", "--select", "vague-tool-name,TSL103")) == ["TSL103", "TSL202"]
+    assert "TSL201" in ids(invoke("check", "bad.json", "--format", "json", "--select", "TSL2"))
+    assert "TSL202" not in ids(invoke("check", "bad.json", "--format", "json", "--ignore", "TSL202"))
+    every = ids(invoke("check", "bad.json", "--format", "json", "--select", "ALL"))
+    assert "TSL201" in every and "TSL103" in every
+
+
+def test_severity_override(files) -> None:
+    res = invoke("check", "bad.json", "--format", "json", "--select", "TSL202", "--severity", "TSL202=info")
+    assert json.loads(res.output)["findings"][0]["severity"] == "info"
+    assert res.exit_code == 0  # info is below the default fail-on (warning)
+
+
+def test_config_in_pyproject(files) -> None:
+    Path("pyproject.toml").write_text(
+        '[tool.toolschema-lint]\nselect = ["TSL2"]\nignore = ["TSL201"]\n'
+        '[tool.toolschema-lint.per-tool-ignores]\n"exec*" = ["vague-tool-name"]\n'
+    )
+    assert ids(invoke("check", "bad.json", "--format", "json")) == []
+    Path("pyproject.toml").write_text('[tool.toolschema-lint]\nselect = ["TSL2"]\n[tool.toolschema-lint.per-file-ignores]\n"bad.*" = ["TSL201"]\n')
+    assert ids(invoke("check", "bad.json", "--format", "json")) == ["TSL202"]
+
+
+def test_rule_options_in_config(files) -> None:
+    Path("cfg.toml").write_text('select = ["TSL202"]\n[rules.vague-tool-name]\ndeny = ["get_weather"]\n')
+    assert ids(invoke("check", "good.json", "bad.json", "--format", "json", "--config", "cfg.toml")) == ["TSL202"]
+    out = json.loads(invoke("check", "good.json", "--format", "json", "--config", "cfg.toml").output)
+    assert [f["tool"] for f in out["findings"]] == ["get_weather"]
+
+
+@pytest.mark.parametrize("config,needle", [
+    ('selec = ["TSL2"]\n', "unknown config key"),
+    ('select = ["TSL999"]\n', "matches no rule"),
+    ('[rules.vague-tool-name]\ndeny = "x"\n', "deny"),
+    ('[rules.vague-tool-name]\nbogus = 1\n', "bogus"),
+    ('fail-on = "sometimes"\n', "fail-on"),
+    ('select = [\n', "invalid TOML"),
+])
+def test_config_errors_exit_2_with_a_message(files, config: str, needle: str) -> None:
+    Path("cfg.toml").write_text(config)
+    res = CliRunner().invoke(main, ["check", "bad.json", "--config", "cfg.toml"])
+    assert res.exit_code == 2
+    assert needle in res.output
+    assert "Traceback" not in res.output
+
+
+def test_yaml_inline_suppression_only_from_comments(files) -> None:
+    Path("t.yaml").write_text(
+        "tools:\n"
+        "  - name: execute  # toolschema-lint: ignore[TSL202]\n"
+        "    description: Run things.\n"
+        "    inputSchema: {type: object}\n"
+        "  - name: run\n"
+        "    description: |\n"
+        "      # toolschema-lint: ignore[TSL202]\n"
+        "      text a hostile author wrote\n"
+        "    inputSchema: {type: object}\n"
+        "  # toolschema-lint: ignore[vague-tool-name]\n"
+        "  - name: handle\n"
+        "    description: Handle it.\n"
+        "    inputSchema: {type: object}\n"
+    )
+    out = json.loads(invoke("check", "t.yaml", "--format", "json", "--select", "TSL202").output)
+    assert [f["tool"] for f in out["findings"]] == ["run"]
+
+
+def test_json_values_cannot_suppress(files) -> None:
+    data = {"tools": [{"name": "execute", "description": "# toolschema-lint: ignore[TSL202] noqa", "x-toolschema-lint-ignore": ["TSL202"],
+                       "inputSchema": {"type": "object"}}]}
+    Path("t.json").write_text(json.dumps(data, indent=2))
+    assert ids(invoke("check", "t.json", "--format", "json", "--select", "TSL202")) == ["TSL202"]
+
+
+def test_output_file_and_nothing_else_on_stdout(files) -> None:
+    res = invoke("check", "bad.json", "--format", "json", "-o", "out.json")
+    assert res.output == ""
+    assert json.loads(Path("out.json").read_text())["findings"]
+
+
+def test_statistics_and_quiet(files) -> None:
+    res = invoke("check", "bad.json", "--statistics", "--no-color")
+    assert "TSL202  vague-tool-name" in res.output
+    assert invoke("check", "good.json", "-q", "--select", "TSL2").output == ""
+
+
+def test_rules_and_rule_commands() -> None:
+    rules = json.loads(invoke("rules", "--format", "json").output)
+    assert {"id", "name", "severity", "tags", "summary"} <= set(rules[0])
+    out = invoke("rule", "vague-tool-name").output
+    assert "TSL202" in out and "Bad:" in out and "Good:" in out
+    assert invoke("rule", "TSL202").output == out
+    assert CliRunner().invoke(main, ["rule", "nope"]).exit_code == 2
+
+
+def test_python_dash_m_and_no_colour_without_tty(files) -> None:
+    proc = subprocess.run([sys.executable, "-m", "toolschema_lint", "check", "bad.json"], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "\x1b[" not in proc.stdout
+    assert "TSL202" in proc.stdout
+
+
+def test_no_color_env(files, monkeypatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    res = CliRunner().invoke(main, ["check", "bad.json"], color=True)
+    assert "\x1b[" not in res.output

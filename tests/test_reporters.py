@@ -1,0 +1,110 @@
+"""Reporters: SARIF valid against the official schema, the JSON contract, safe text output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from helpers import run_rules
+from toolschema_lint.reporters import REPORTERS
+from toolschema_lint.settings import Settings, resolve
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORT = ROOT / "fixtures" / "report"
+SARIF_SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
+
+
+@pytest.fixture
+def result(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    return run_rules(["fixtures/report"], select=None)
+
+
+def _settings(**kw):
+    return resolve(Settings(**kw))
+
+
+def test_sarif_validates_against_official_schema(result) -> None:
+    log = json.loads(REPORTERS["sarif"](result, _settings()))
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    run = log["runs"][0]
+    rule_ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert run["results"], "the fixture has findings"
+    for res in run["results"]:
+        assert res["ruleId"] in rule_ids
+        assert rule_ids[res["ruleIndex"]] == res["ruleId"]
+        loc = res["locations"][0]["physicalLocation"]
+        assert not loc["artifactLocation"]["uri"].startswith("/")
+        assert loc["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
+        assert loc["region"]["startLine"] >= 1
+        assert res["partialFingerprints"]["toolschemaLint/v1"]
+    for rule in run["tool"]["driver"]["rules"]:
+        assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"] and rule["help"]["text"]
+        assert len(rule["shortDescription"]["text"]) <= 1024
+    assert run["columnKind"] == "unicodeCodePoints"
+    # a path with a space is URI-encoded
+    assert any("dir%20with%20space.yaml" in r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"])
+
+
+def test_sarif_fingerprints_are_stable_when_lines_shift(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    data = {"tools": [{"name": "execute", "inputSchema": {"type": "object"}}]}
+    Path("t.json").write_text(json.dumps(data))
+    a = json.loads(REPORTERS["sarif"](run_rules(["t.json"]), _settings()))
+    Path("t.json").write_text("\n\n\n" + json.dumps(data, indent=4))
+    b = json.loads(REPORTERS["sarif"](run_rules(["t.json"]), _settings()))
+    fa = sorted(r["partialFingerprints"]["toolschemaLint/v1"] for r in a["runs"][0]["results"])
+    fb = sorted(r["partialFingerprints"]["toolschemaLint/v1"] for r in b["runs"][0]["results"])
+    assert fa == fb
+    assert a["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] != \
+        b["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"]
+
+
+def test_json_contract(result) -> None:
+    out = json.loads(REPORTERS["json"](result, _settings()))
+    assert set(out) >= {"version", "findings", "summary"}
+    assert set(out["summary"]) >= {"files", "tools", "findings", "by_severity"}
+    assert out["summary"]["tools"] == 3
+    assert out["summary"]["files"] == 2
+    keys = {"id", "name", "severity", "message", "path", "line", "column", "end_line", "end_column", "pointer", "tool", "tags"}
+    for f in out["findings"]:
+        assert keys <= set(f)
+        assert f["severity"] in ("error", "warning", "info")
+    assert out["summary"]["findings"] == len(out["findings"])
+    ordered = [(f["path"], f["line"], f["column"], f["id"]) for f in out["findings"]]
+    assert ordered == sorted(ordered)
+
+
+def test_text_output_is_inert(result) -> None:
+    text = REPORTERS["text"](result, _settings(color=False))
+    assert "\x1b" not in text and "\u200b" not in text
+    # the input's text reaches the output as visible escapes
+    hostile = run_rules([str(REPORT / "multi.json")], select=["TSL201"])
+    assert "Found" in REPORTERS["text"](hostile, _settings(color=False))
+
+
+def test_text_with_colour_does_not_render_input_markup(tmp_path) -> None:
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"tools": [{"name": "[bold red]x[/bold red]\u001b[2J", "inputSchema": {"type": "object"}}]}))
+    out = REPORTERS["text"](run_rules([p], select=["TSL201"]), _settings(color=True))
+    assert "[bold red]x[/bold red]" in out  # printed literally, not interpreted
+    assert "\x1b[2J" not in out  # the input's escape is neutralised
+    assert "\\x1b[2J" in out
+
+
+def test_github_annotations(result) -> None:
+    out = REPORTERS["github"](result, _settings())
+    lines = out.splitlines()
+    assert lines and all(line.startswith(("::error ", "::warning ", "::notice ")) for line in lines)
+    assert all("\x1b" not in line for line in lines)
+
+
+def test_quiet_and_clean_output(tmp_path) -> None:
+    p = tmp_path / "ok.json"
+    p.write_text(json.dumps({"tools": [{"name": "get_weather", "description": "Get the weather for one city today.", "inputSchema": {"type": "object", "additionalProperties": False}}]}))
+    res = run_rules([p], select=["TSL201"])
+    assert REPORTERS["text"](res, _settings(quiet=True)) == ""
+    assert "All checks passed" in REPORTERS["text"](res, _settings())
