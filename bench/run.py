@@ -116,9 +116,12 @@ def find_toolschema_lint() -> list[str] | None:
     return [sys.executable, "-m", "toolschema_lint.cli"] if probe.returncode == 0 else None
 
 
-def bench_toolschema_lint(base: list[str], corpus: Path, label: str, out: Path, repeat: int) -> Result:
-    res = Result("toolschema-lint", label, base + ["check", str(corpus), "--format", "json", "--exit-zero",
-                                                   "-o", str(out)])
+def bench_toolschema_lint(base: list[str], corpus: Path, label: str, out: Path, repeat: int,
+                          select: str | None = None) -> Result:
+    extra = ["--select", select] if select else []
+    name = f"toolschema-lint --select {select}" if select else "toolschema-lint"
+    res = Result(name, label, base + ["check", str(corpus), *extra, "--format", "json", "--exit-zero",
+                                      "-o", str(out)])
 
     def read() -> tuple[int, int | None]:
         data = json.loads(out.read_text(encoding="utf-8"))
@@ -212,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=gen_corpus.DEFAULT_SEED)
     ap.add_argument("--repeat", type=int, default=3, help="runs per command; the best wall time is reported")
     ap.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON")
+    ap.add_argument("--tsl-select", metavar="SELECTORS",
+                    help="also time toolschema-lint on the JSON corpus with --select SELECTORS (e.g. ALL)")
     ap.add_argument("--no-spectral", action="store_true", help="skip Spectral")
     ap.add_argument("--no-install", action="store_true", help="do not npm-install spectral-cli if missing")
     ap.add_argument("--keep", type=Path, metavar="DIR", help="generate the corpus here and keep it")
@@ -243,6 +248,10 @@ def main(argv: list[str] | None = None) -> int:
             for label, d in (("json", json_dir), ("yaml", yaml_dir)):
                 print(f"timing toolschema-lint on {label} ...", file=sys.stderr)
                 results.append(bench_toolschema_lint(tsl, d, label, work / f"tsl-{label}.json", args.repeat))
+            if args.tsl_select:
+                print(f"timing toolschema-lint --select {args.tsl_select} on json ...", file=sys.stderr)
+                results.append(bench_toolschema_lint(tsl, json_dir, "json", work / "tsl-select.json", args.repeat,
+                                                     select=args.tsl_select))
 
         spectral = None if args.no_spectral else find_spectral(install=not args.no_install)
         if spectral is None:
