@@ -15,37 +15,50 @@ SCHEMA_LIST_KEYS = ("allOf", "anyOf", "oneOf", "prefixItems")
 SCHEMA_MAP_KEYS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 
 
+_KIND: dict[str, int] = {**{k: 1 for k in SCHEMA_KEYS}, **{k: 2 for k in SCHEMA_LIST_KEYS}, **{k: 3 for k in SCHEMA_MAP_KEYS}}
+
+
 def subschemas(schema: dict) -> Iterator[tuple[tuple[str | int, ...], Any]]:
     """Direct subschemas of `schema` with their relative pointer tokens."""
-    for key in SCHEMA_KEYS:
-        v = schema.get(key)
-        if isinstance(v, dict):
-            yield (key,), v
-        elif key == "items" and isinstance(v, list):  # draft-07 tuple form
-            for i, s in enumerate(v):
-                if isinstance(s, dict):
-                    yield (key, i), s
-    for key in SCHEMA_LIST_KEYS:
-        v = schema.get(key)
-        if isinstance(v, list):
-            for i, s in enumerate(v):
-                if isinstance(s, dict):
-                    yield (key, i), s
-    for key in SCHEMA_MAP_KEYS:
-        v = schema.get(key)
-        if isinstance(v, dict):
+    kind_of = _KIND.get
+    for key, v in schema.items():
+        kind = kind_of(key)
+        if kind is None:
+            continue
+        if kind == 1:
+            if isinstance(v, dict):
+                yield (key,), v
+            elif key == "items" and isinstance(v, list):  # draft-07 tuple form
+                for i, s in enumerate(v):
+                    if isinstance(s, dict):
+                        yield (key, i), s
+        elif kind == 2:
+            if isinstance(v, list):
+                for i, s in enumerate(v):
+                    if isinstance(s, dict):
+                        yield (key, i), s
+        elif isinstance(v, dict):
             for name, s in v.items():
                 if isinstance(s, dict):
                     yield (key, name), s
 
 
-def walk(schema: Any, max_depth: int = MAX_WALK_DEPTH) -> Iterator[tuple[tuple[str | int, ...], dict]]:
+_WALK_CACHE: dict[int, tuple[Any, int, list]] = {}
+
+
+def walk(schema: Any, max_depth: int = MAX_WALK_DEPTH) -> list[tuple[tuple[str | int, ...], dict]]:
     """Every (sub)schema object, depth-first, with its pointer tokens relative to `schema`.
 
     Bounded by depth, and safe on shared nodes (YAML aliases): each object is visited once.
+    Many checks walk the same schema, so the last few walks are kept (keyed by identity, with the
+    schema itself held so the identity cannot be reused).
     """
     if not isinstance(schema, dict):
-        return
+        return []
+    cached = _WALK_CACHE.get(id(schema))
+    if cached is not None and cached[0] is schema and cached[1] == max_depth:
+        return cached[2]
+    out: list[tuple[tuple[str | int, ...], dict]] = []
     seen: set[int] = set()
     stack: list[tuple[tuple[str | int, ...], dict]] = [((), schema)]
     while stack:
@@ -53,10 +66,14 @@ def walk(schema: Any, max_depth: int = MAX_WALK_DEPTH) -> Iterator[tuple[tuple[s
         if id(node) in seen or len(path) > 2 * max_depth:
             continue
         seen.add(id(node))
-        yield path, node
+        out.append((path, node))
         children = list(subschemas(node))
         for rel, child in reversed(children):
             stack.append((path + rel, child))
+    if len(_WALK_CACHE) > 64:
+        _WALK_CACHE.clear()
+    _WALK_CACHE[id(schema)] = (schema, max_depth, out)
+    return out
 
 
 def is_object_schema(schema: Any) -> bool:
@@ -72,7 +89,7 @@ def properties(schema: Any) -> dict[str, Any]:
 
 
 def object_schemas(schema: Any) -> Iterator[tuple[tuple[str | int, ...], dict]]:
-    """Every object-typed (sub)schema, skipping definitions that are only reachable by `$ref`."""
+    """Every object-typed (sub)schema."""
     for path, node in walk(schema):
         if is_object_schema(node):
             yield path, node

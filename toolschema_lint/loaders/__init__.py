@@ -136,17 +136,38 @@ def human_size(n: int) -> str:
 
 
 def too_deep(data: Any, limit: int) -> str | None:
-    """Pointer of the first node nested deeper than `limit`, or None."""
-    stack: list[tuple[Any, int, str]] = [(data, 0, "")]
+    """Pointer of the first node nested deeper than `limit`, or None (cheap when it is None)."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, d, ptr = stack.pop()
+        node, d = pop()
         if d > limit:
-            return ptr
-        if isinstance(node, dict):
-            stack.extend((v, d + 1, join_pointer(ptr, k)) for k, v in node.items())
-        elif isinstance(node, list):
-            stack.extend((v, d + 1, join_pointer(ptr, i)) for i, v in enumerate(node))
+            return _pointer_at_depth(data, limit)
+        if type(node) is dict:
+            for v in node.values():
+                if type(v) in (dict, list):
+                    push((v, d + 1))
+        elif type(node) is list:
+            for v in node:
+                if type(v) in (dict, list):
+                    push((v, d + 1))
     return None
+
+
+def _pointer_at_depth(data: Any, limit: int) -> str:
+    ptr, node = "", data
+    for _ in range(limit + 1):
+        children = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+        deepest = next(((k, v) for k, v in children if isinstance(v, (dict, list)) and too_deep(v, limit) is not None), None)
+        if deepest is None:
+            deepest = next(((k, v) for k, v in children if isinstance(v, (dict, list))), None)
+        if deepest is None:
+            break
+        ptr, node = join_pointer(ptr, deepest[0]), deepest[1]
+        limit -= 1
+        if limit < 0:
+            break
+    return ptr
 
 
 def load_source(src: Source, input_format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
@@ -182,7 +203,8 @@ def load_source(src: Source, input_format: str | None = None, max_bytes: int = D
             return doc
         for rule, args in notes:
             _problem(doc, rule, args=args, line=1, column=1)
-    doc.text = text
+    if src.text is not None:
+        doc.text = text  # a live capture has no file to point at: keep its text (it is what `dump` saves)
     try:
         if fmt == "yaml":
             values, nodes = load_yaml(text)
