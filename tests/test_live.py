@@ -321,6 +321,29 @@ def test_http_connection_refused() -> None:
     assert failure(ServerSpec(url=url)) == f"{url}: cannot connect (connection refused)"
 
 
+def test_http_json_rpc_error() -> None:
+    sdk()
+    port = free_port()
+    with http_server([PY, DEMO, "--http", str(port), "--fail", "list-error"], port) as base:
+        message = failure(ServerSpec(url=base + "/mcp"))
+    assert message == (
+        f"{base}/mcp: the server answered tools/list with a JSON-RPC error -32603: tool registry unavailable"
+    )
+
+
+def test_http_server_hangs() -> None:
+    """A listener that never answers: the request times out instead of hanging."""
+    sdk()
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+        started = time.monotonic()
+        message = failure(ServerSpec(url=url), timeout=1.5)
+    assert message == f"{url}: no answer to initialize within 1.5s (server hung?)"
+    assert time.monotonic() - started < 6
+
+
 def test_secrets_never_appear_in_messages() -> None:
     sdk()
     script = "import os, sys; sys.stderr.write('bad key ' + os.environ['API_KEY'] + '\\n'); sys.exit(1)"

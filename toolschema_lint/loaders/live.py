@@ -37,6 +37,8 @@ __all__ = ["ServerSpec", "LiveError", "capture", "capture_async", "dump_text"]
 DEFAULT_PROTOCOL_VERSION = "2025-11-25"
 #: Upper bound on ``tools/list`` pages, against servers that never stop paging.
 MAX_PAGES = 1000
+#: Largest single message accepted over an SSE stream (the SDK's default is 1 MiB).
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 #: HTTP statuses of the first POST that mean "not a Streamable HTTP endpoint, try legacy SSE".
 _SSE_FALLBACK_STATUSES = (400, 404, 405)
 #: Programs that start another program; the display name is taken from what they start.
@@ -69,8 +71,8 @@ class ServerSpec:
             return redact_url(self.url)
         return "mcp+stdio:" + (self.name or _derive_name(self.command or []))
 
-    def secrets(self) -> list[str]:
-        """Values that must never be shown: environment and header values."""
+    def _secret_values(self) -> list[str]:
+        """Values that must never be shown: environment and header values, longest first."""
         values = {v for v in [*self.env.values(), *self.headers.values()] if v}
         return sorted(values, key=len, reverse=True)
 
@@ -167,6 +169,13 @@ def _one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _mask(text: str, secrets: list[str]) -> str:
+    """``text`` with every secret value masked, however short."""
+    for secret in secrets:
+        text = text.replace(secret, _SECRET_PLACEHOLDER)
+    return text
+
+
 def _redact(text: str, secrets: list[str]) -> str | None:
     """``text`` with every secret value masked; None when a very short secret occurs in it."""
     for secret in secrets:
@@ -187,7 +196,6 @@ class _Sdk:
     StdioServerParameters: Any
     streamable_http_client: Any
     sse_client: Any
-    create_mcp_http_client: Any
     httpx: Any
     SessionMessage: Any
     ClientMessageMetadata: Any
@@ -207,7 +215,6 @@ def _import_sdk(spec: ServerSpec) -> _Sdk:
         from mcp.client.sse import sse_client
         from mcp.client.stdio import StdioServerParameters, stdio_client
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
         from mcp.shared.message import ClientMessageMetadata, SessionMessage
     except ImportError as exc:
         raise LiveError(
@@ -224,7 +231,6 @@ def _import_sdk(spec: ServerSpec) -> _Sdk:
         StdioServerParameters=StdioServerParameters,
         streamable_http_client=streamable_http_client,
         sse_client=sse_client,
-        create_mcp_http_client=create_mcp_http_client,
         httpx=httpx2,
         SessionMessage=SessionMessage,
         ClientMessageMetadata=ClientMessageMetadata,
@@ -314,6 +320,7 @@ class _State:
     http: list[tuple[str, int, str]] = field(default_factory=list)  # (method, status, content type)
     transport: str = "stdio"
     fell_back: bool = False  # Streamable HTTP was refused, legacy SSE tried
+    result: dict | None = None  # set as soon as the last page is in
 
 
 class _Rpc:
@@ -349,6 +356,10 @@ class _Rpc:
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 raise _Closed() from None
             if isinstance(item, Exception):
+                if not isinstance(item, ValueError):  # a transport failure, not bad input
+                    raise item
+                if _blank_line(item):
+                    continue  # an empty line between messages is harmless
                 raise _Garbage(_garbage_snippet(item))
             message = item.message
             if isinstance(message, sdk.JSONRPCResponse):
@@ -376,15 +387,23 @@ class _Rpc:
         await self._send(reply)
 
 
-def _garbage_snippet(exc: Exception) -> str:
-    text: Any = None
+def _offending_input(exc: Exception) -> Any:
     errors = getattr(exc, "errors", None)
     if callable(errors):
         try:
-            first = errors()[0]
-            text = first.get("input")
-        except Exception:  # noqa: BLE001
-            text = None
+            return errors()[0].get("input")
+        except Exception:  # noqa: BLE001 - not a pydantic error after all
+            return None
+    return None
+
+
+def _blank_line(exc: Exception) -> bool:
+    text = _offending_input(exc)
+    return isinstance(text, str) and not text.strip()
+
+
+def _garbage_snippet(exc: Exception) -> str:
+    text = _offending_input(exc)
     if not isinstance(text, (str, bytes)):
         text = str(exc)
     if isinstance(text, bytes):
@@ -433,7 +452,8 @@ async def _exchange(rpc: _Rpc, state: _State) -> dict:
     else:
         raise _Failure(f"the server returned more than {MAX_PAGES} tools/list pages")
     state.phase = "shutdown"
-    return {"serverInfo": init.get("serverInfo"), "protocolVersion": version, "tools": tools}
+    state.result = {"serverInfo": init.get("serverInfo"), "protocolVersion": version, "tools": tools}
+    return state.result
 
 
 async def _capture(spec: ServerSpec, timeout: float, sdk: _Sdk) -> dict:
@@ -465,12 +485,22 @@ def _timed_out(exc: BaseException) -> bool:
     return any(isinstance(e, _Deadline) for e in _leaves(exc))
 
 
-async def _bounded(coro_fn: Any, timeout: float, anyio: Any) -> Any:
-    with anyio.move_on_after(timeout) as scope:
-        return await coro_fn()
-    if scope.cancelled_caught:
+async def _bounded(body: Any, timeout: float, state: _State, anyio: Any) -> dict:
+    """Run ``body(state)`` under the overall deadline; a result already in hand survives it.
+
+    The deadline can run out, or a transport can fail, while the connection closes (say a slow
+    HTTP DELETE); the tool list is complete by then, so it is returned rather than lost.
+    """
+    try:
+        with anyio.move_on_after(timeout):
+            await body(state)
+    except Exception as exc:  # noqa: BLE001 - also ExceptionGroup
+        if state.result is None:
+            raise
+        logger.debug("ignoring an error while closing the connection: %r", exc)
+    if state.result is None:
         raise _Deadline()
-    raise _Deadline()  # pragma: no cover - the body always returns
+    return state.result
 
 
 async def _capture_stdio(spec: ServerSpec, timeout: float, sdk: _Sdk, state: _State) -> dict:
@@ -489,12 +519,12 @@ async def _capture_stdio(spec: ServerSpec, timeout: float, sdk: _Sdk, state: _St
     group: list[int] = []
     try:
 
-        async def run() -> dict:
+        async def run(state: _State) -> None:
             async with sdk.stdio_client(params, errlog=state.stderr) as (read, write):
                 group.extend(_session_children() - before)
-                return await _exchange(_Rpc(sdk, read, write, state), state)
+                await _exchange(_Rpc(sdk, read, write, state), state)
 
-        return await _bounded(run, timeout, sdk.anyio)
+        return await _bounded(run, timeout, state, sdk.anyio)
     finally:
         _kill_groups(group)
 
@@ -508,31 +538,37 @@ async def _capture_http(spec: ServerSpec, timeout: float, sdk: _Sdk, state: _Sta
         state.http.append((response.request.method, response.status_code, content_type))
 
     def make_client(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
-        client = sdk.create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
-        client.event_hooks = {"request": [], "response": [on_response]}
-        return client
+        # Same settings as the SDK's own client factory, plus a hook that records statuses.
+        return sdk.httpx.AsyncClient(
+            headers=headers,
+            timeout=timeout if timeout is not None else http_timeout,
+            auth=auth,
+            event_hooks={"response": [on_response]},
+        )
 
     http_timeout = httpx.Timeout(timeout)
 
-    async def run_streamable() -> dict:
+    async def run_streamable(state: _State) -> None:
         state.transport = "streamable-http"
         async with make_client(headers=dict(spec.headers) or None, timeout=http_timeout) as client:
-            async with sdk.streamable_http_client(spec.url, http_client=client) as (read, write):
-                return await _exchange(_Rpc(sdk, read, write, state), state)
+            async with sdk.streamable_http_client(
+                spec.url, http_client=client, max_sse_event_size=MAX_MESSAGE_BYTES
+            ) as (read, write):
+                await _exchange(_Rpc(sdk, read, write, state), state)
 
-    async def run_sse() -> dict:
+    async def run_sse(state: _State) -> None:
         state.transport = "sse"
         state.phase = "start-up"
         state.http.clear()
         async with sdk.sse_client(
             spec.url, headers=dict(spec.headers) or None, timeout=timeout, httpx_client_factory=make_client
         ) as (read, write):
-            return await _exchange(_Rpc(sdk, read, write, state), state)
+            await _exchange(_Rpc(sdk, read, write, state), state)
 
     anyio = sdk.anyio
     start = anyio.current_time()
     try:
-        return await _bounded(run_streamable, timeout, anyio)
+        return await _bounded(run_streamable, timeout, state, anyio)
     except BaseException as exc:  # noqa: BLE001
         first_post = next((status for method, status, _ in state.http if method == "POST"), None)
         if state.phase != "initialize" or first_post not in _SSE_FALLBACK_STATUSES:
@@ -542,7 +578,7 @@ async def _capture_http(spec: ServerSpec, timeout: float, sdk: _Sdk, state: _Sta
     logger.debug("no Streamable HTTP endpoint (HTTP %s); trying legacy HTTP+SSE", first_post)
     state.fell_back = True
     remaining = max(0.1, timeout - (anyio.current_time() - start))
-    return await _bounded(run_sse, remaining, anyio)
+    return await _bounded(run_sse, remaining, state, anyio)
 
 
 # --------------------------------------------------------------------------- process groups
@@ -638,7 +674,14 @@ def _http_status_text(status: int) -> str:
 
 
 def _http_failure(state: _State) -> str | None:
+    """The HTTP-level reason a request failed, from the statuses recorded so far.
+
+    Only responses that carry the exchange count: POSTs, and over legacy SSE also the GET of
+    the event stream (a 405 for the optional GET stream of Streamable HTTP is no failure).
+    """
     for method, status, content_type in reversed(state.http):
+        if method != "POST" and state.transport != "sse":
+            continue
         if status in (401, 403):
             return (
                 f"{_http_status_text(status)} on {state.phase}: the server requires authorization "
@@ -660,11 +703,11 @@ def _http_failure(state: _State) -> str | None:
 
 
 def _explain(spec: ServerSpec, exc: BaseException, state: _State, timeout: float, sdk: _Sdk) -> LiveError | None:
-    secrets = spec.secrets()
+    secrets = spec._secret_values()
     prefix = f"{spec.source}: "
 
     def done(text: str, with_stderr: bool = False) -> LiveError:
-        text = _redact(text, secrets) or text
+        text = _mask(text, secrets)
         return LiveError(_one_line(prefix + text + (_stderr_tail(state, secrets) if with_stderr else ""), 600))
 
     leaves = _leaves(exc)
