@@ -28,6 +28,7 @@ SERVERS = Path(__file__).resolve().parent / "live_servers"
 DEMO = str(SERVERS / "demo_server.py")
 RAW = str(SERVERS / "raw_server.py")
 PY = sys.executable
+PY_SERVERS_HINT = "python -m venv .ci/pyservers && .ci/pyservers/bin/pip install mcp-server-time mcp-server-fetch"
 
 
 def sdk() -> None:
@@ -376,7 +377,7 @@ def test_descendants_are_killed(tmp_path: Path) -> None:
 
 def test_real_mcp_server_time() -> None:
     sdk()
-    binary = need_bin("mcp-server-time", "pip install mcp-server-time")
+    binary = need_bin("mcp-server-time", PY_SERVERS_HINT)
     result = capture(ServerSpec(command=[binary]))
     assert result["serverInfo"]["name"] == "mcp-time"
     names = {tool["name"] for tool in result["tools"]}
@@ -386,7 +387,7 @@ def test_real_mcp_server_time() -> None:
 
 def test_real_mcp_server_fetch() -> None:
     sdk()
-    binary = need_bin("mcp-server-fetch", "pip install mcp-server-fetch")
+    binary = need_bin("mcp-server-fetch", PY_SERVERS_HINT)
     result = capture(ServerSpec(command=[binary]))
     assert "fetch" in {tool["name"] for tool in result["tools"]}
     fetch = next(tool for tool in result["tools"] if tool["name"] == "fetch")
