@@ -215,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=gen_corpus.DEFAULT_SEED)
     ap.add_argument("--repeat", type=int, default=3, help="runs per command; the best wall time is reported")
     ap.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON")
+    ap.add_argument("--tsl", type=Path, metavar="EXE",
+                    help="toolschema-lint executable to time (default: the one next to this Python, then PATH)")
     ap.add_argument("--tsl-select", metavar="SELECTORS",
                     help="also time toolschema-lint on the JSON corpus with --select SELECTORS (e.g. ALL)")
     ap.add_argument("--no-spectral", action="store_true", help="skip Spectral")
@@ -239,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
 
         results: list[Result] = []
         versions: dict[str, str | None] = {}
-        tsl = find_toolschema_lint()
+        tsl = [str(args.tsl)] if args.tsl else find_toolschema_lint()
         if tsl is None:
             for label in ("json", "yaml"):
                 results.append(Result("toolschema-lint", label, [], skipped="toolschema-lint CLI not installed"))
@@ -274,11 +276,17 @@ def main(argv: list[str] | None = None) -> int:
 
         print(table(results, args.tools, args.repeat))
         by = {(r.name, r.corpus): r for r in results}
-        ratio = None
+        ratio = cpu_ratio = None
         tsl_json, spec = by.get(("toolschema-lint", "json")), by.get(("spectral", "json"))
         if tsl_json and spec and tsl_json.best and spec.best:
             ratio = spec.best / tsl_json.best
-            print(f"\nspeed ratio toolschema-lint / Spectral (JSON): {ratio:.1f}x")
+            cpu_ratio = spec.best_cpu / tsl_json.best_cpu if tsl_json.best_cpu else None
+            print(f"\nspeed ratio toolschema-lint / Spectral (JSON): {ratio:.1f}x wall"
+                  + (f", {cpu_ratio:.1f}x CPU" if cpu_ratio else ""))
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+        if load is not None and load > 1.5:
+            print(f"\nwarning: load average {load:.1f} on {os.cpu_count()} cores; wall times are inflated, "
+                  "CPU seconds less so", file=sys.stderr)
         info = machine_info()
         print(f"\n{args.tools:,} tools, {args.files} files ({mb:.1f} MB JSON); {info['cpu']}, {info['cores']} cores; "
               + ", ".join(f"{k} {v}" for k, v in versions.items() if v))
@@ -287,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
             payload = {
                 "tools": args.tools, "files": args.files, "seed": args.seed, "repeat": args.repeat,
                 "corpus_mb_json": round(mb, 2), "machine": info, "versions": versions,
-                "speed_ratio_tsl_over_spectral": ratio,
+                "speed_ratio_tsl_over_spectral": ratio, "cpu_ratio_tsl_over_spectral": cpu_ratio,
+                "load_average_1min": load,
                 "results": [dict(asdict(r), best_wall_s=r.best, best_cpu_s=r.best_cpu,
                                  tools_per_s=(args.tools / r.best if r.best else None)) for r in results],
             }
