@@ -8,6 +8,8 @@ Real third-party servers are looked up in the project-local CI install dirs
 from __future__ import annotations
 
 import asyncio
+import functools
+import importlib.util
 import json
 import os
 import shutil
@@ -16,7 +18,7 @@ import socket
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -79,17 +81,28 @@ def http_server(argv: list[str], port: int, env: dict[str, str] | None = None):
                 time.sleep(0.05)
         yield f"http://127.0.0.1:{port}"
     finally:
-        try:
+        with suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
+        try:
             proc.wait(5)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(proc.pid, signal.SIGKILL)
+        except subprocess.TimeoutExpired:
+            with suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
 
 
-def advertised(*args: str) -> list[dict]:
-    """The demo server's own view of its tool list."""
-    return json.loads(subprocess.check_output([PY, DEMO, *args, "--print-tools"]))
+@functools.lru_cache(maxsize=1)
+def _advertised_json() -> str:
+    spec = importlib.util.spec_from_file_location("tsl_live_demo_server", DEMO)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return json.dumps(module.advertised_tools())
+
+
+def advertised() -> list[dict]:
+    """The demo server's own view of its tool list (its SDK serialisation, in-process)."""
+    return json.loads(_advertised_json())
 
 
 def failure(spec: ServerSpec, timeout: float = 10.0) -> str:
@@ -274,8 +287,8 @@ def test_server_crashes_at_start() -> None:
 def test_server_hangs_at_start() -> None:
     sdk()
     started = time.monotonic()
-    message = failure(ServerSpec(command=[PY, DEMO, "--fail", "hang"]), timeout=1.5)
-    assert message == "mcp+stdio:demo_server.py: no answer to initialize within 1.5s (server hung?)"
+    message = failure(ServerSpec(command=[PY, DEMO, "--fail", "hang"]), timeout=1)
+    assert message == "mcp+stdio:demo_server.py: no answer to initialize within 1s (server hung?)"
     assert time.monotonic() - started < 8
 
 

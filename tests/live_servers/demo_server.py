@@ -1,4 +1,5 @@
-"""A small MCP server built with the Python SDK, for tests of the live loader.
+"""A small MCP server built with the Python SDK (MCPServer, formerly FastMCP), for tests of the
+live loader.
 
     python demo_server.py [--http PORT | --sse PORT] [--page-size N] [--token TOKEN]
                           [--fail crash|hang|garbage|list-error] [--method-log FILE] [--print-tools]
@@ -7,9 +8,9 @@ stdio by default. ``--page-size`` makes tools/list paginate (cursor = offset). `
 (HTTP only) answers 401 unless ``Authorization: Bearer TOKEN`` is sent. ``--fail`` selects a
 misbehaviour; ``--method-log`` appends the method of every message received to FILE;
 ``--print-tools`` prints the advertised tool list as JSON and exits.
-"""
 
-from __future__ import annotations
+The SDK is imported only once it is needed, so that the crash and hang variants fail fast.
+"""
 
 import argparse
 import json
@@ -17,25 +18,19 @@ import sys
 import time
 from typing import Any
 
-from pydantic import BaseModel, Field
 
-try:
+def build(page_size: int | None = None, fail: str | None = None, method_log: str | None = None) -> Any:
     from mcp.server.mcpserver import MCPServer
-except ImportError:  # mcp 1.x
-    from mcp.server.fastmcp import FastMCP as MCPServer  # type: ignore[no-redef]
-from mcp.shared.exceptions import MCPError
-from mcp_types import ToolAnnotations
+    from mcp_types import ToolAnnotations
+    from pydantic import BaseModel, Field
 
+    class Forecast(BaseModel):
+        """A weather forecast."""
 
-class Forecast(BaseModel):
-    """A weather forecast."""
+        city: str
+        temperature_c: float = Field(description="Temperature in degrees Celsius")
+        conditions: str
 
-    city: str
-    temperature_c: float = Field(description="Temperature in degrees Celsius")
-    conditions: str
-
-
-def build(page_size: int | None, fail: str | None, method_log: str | None = None) -> MCPServer:
     middleware: list[Any] = []
     if method_log:
         middleware.append(LogMethods(method_log))
@@ -73,6 +68,14 @@ def build(page_size: int | None, fail: str | None, method_log: str | None = None
     return server
 
 
+def advertised_tools() -> list[dict]:
+    """The tool list as the server itself serialises it."""
+    import anyio
+
+    tools = anyio.run(build().list_tools)
+    return [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in tools]
+
+
 class LogMethods:
     """Middleware: append each received method name to a file, one a line."""
 
@@ -95,7 +98,10 @@ class Paginate:
         result = await call_next(ctx)
         if ctx.method != "tools/list":
             return result
-        data = result.model_dump(by_alias=True, mode="json", exclude_none=True) if isinstance(result, BaseModel) else dict(result)
+        if hasattr(result, "model_dump"):
+            data = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        else:
+            data = dict(result)
         start = int((ctx.params or {}).get("cursor") or 0)
         tools = data["tools"]
         data["tools"] = tools[start : start + self.size]
@@ -108,6 +114,8 @@ class FailList:
     """Middleware: answer tools/list with a JSON-RPC error."""
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        from mcp.shared.exceptions import MCPError
+
         if ctx.method == "tools/list":
             raise MCPError(code=-32603, message="tool registry unavailable")
         return await call_next(ctx)
@@ -121,15 +129,9 @@ class RequireToken:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != self.expected:
-            body = b'{"error":"invalid_token"}'
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+            headers = [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]
+            await send({"type": "http.response.start", "status": 401, "headers": headers})
+            await send({"type": "http.response.body", "body": b'{"error":"invalid_token"}'})
             return
         await self.app(scope, receive, send)
 
@@ -152,14 +154,11 @@ def main() -> None:
         time.sleep(3600)
     if args.fail == "garbage":
         print("demo-server 1.2.3 starting...", flush=True)
+    if args.print_tools:
+        print(json.dumps(advertised_tools()))
+        return
 
     server = build(args.page_size, args.fail, args.method_log)
-    if args.print_tools:
-        import anyio
-
-        tools = anyio.run(server.list_tools)
-        print(json.dumps([t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools]))
-        return
     if args.http is None and args.sse is None:
         server.run()
         return
