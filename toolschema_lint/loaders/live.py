@@ -522,7 +522,13 @@ async def _capture_stdio(spec: ServerSpec, timeout: float, sdk: _Sdk, state: _St
         async def run(state: _State) -> None:
             async with sdk.stdio_client(params, errlog=state.stderr) as (read, write):
                 group.extend(_session_children() - before)
-                await _exchange(_Rpc(sdk, read, write, state), state)
+                try:
+                    await _exchange(_Rpc(sdk, read, write, state), state)
+                except BaseException:
+                    # Failed or timed out: no graceful stop (the SDK would first wait for the
+                    # server to notice its closed stdin, which a hung server never does).
+                    _kill_groups(group, signal.SIGTERM)
+                    raise
 
         return await _bounded(run, timeout, state, sdk.anyio)
     finally:
@@ -605,13 +611,13 @@ def _session_children() -> set[int]:
     return found
 
 
-def _kill_groups(pids: list[int]) -> None:
-    """SIGKILL whatever is left of the server's process group (descendants that outlived it)."""
+def _kill_groups(pids: list[int], sig: int = signal.SIGKILL) -> None:
+    """Signal the server's process group: by default SIGKILL whatever outlived the server."""
     if sys.platform == "win32":  # pragma: no cover - the SDK's job objects cover Windows
         return
     for pid in pids:
         try:
-            os.killpg(pid, signal.SIGKILL)
+            os.killpg(pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
 
