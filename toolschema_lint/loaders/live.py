@@ -17,6 +17,7 @@ the server; environment and header values never appear in messages.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import logging
 import os
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["ServerSpec", "LiveError", "capture", "capture_async", "dump_text"]
+__all__ = ["LiveError", "ServerSpec", "capture", "capture_async", "dump_text", "redact_url"]
 
 #: Protocol revision offered in ``initialize`` when the SDK does not name one.
 DEFAULT_PROTOCOL_VERSION = "2025-11-25"
@@ -465,7 +466,7 @@ async def _capture(spec: ServerSpec, timeout: float, sdk: _Sdk) -> dict:
         return await _capture_http(spec, timeout, sdk, state)
     except LiveError:
         raise
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # mapped to a LiveError below, or re-raised
         if isinstance(exc, anyio.get_cancelled_exc_class()) and not _timed_out(exc):
             raise
         error = _explain(spec, exc, state, timeout, sdk)
@@ -494,7 +495,7 @@ async def _bounded(body: Any, timeout: float, state: _State, anyio: Any) -> dict
     try:
         with anyio.move_on_after(timeout):
             await body(state)
-    except Exception as exc:  # noqa: BLE001 - also ExceptionGroup
+    except Exception as exc:  # ExceptionGroup included
         if state.result is None:
             raise
         logger.debug("ignoring an error while closing the connection: %r", exc)
@@ -557,9 +558,10 @@ async def _capture_http(spec: ServerSpec, timeout: float, sdk: _Sdk, state: _Sta
     async def run_streamable(state: _State) -> None:
         state.transport = "streamable-http"
         async with make_client(headers=dict(spec.headers) or None, timeout=http_timeout) as client:
-            async with sdk.streamable_http_client(
-                spec.url, http_client=client, max_sse_event_size=MAX_MESSAGE_BYTES
-            ) as (read, write):
+            options: dict[str, Any] = {"http_client": client}
+            if "max_sse_event_size" in inspect.signature(sdk.streamable_http_client).parameters:
+                options["max_sse_event_size"] = MAX_MESSAGE_BYTES  # mcp >= 2.3
+            async with sdk.streamable_http_client(spec.url, **options) as (read, write):
                 await _exchange(_Rpc(sdk, read, write, state), state)
 
     async def run_sse(state: _State) -> None:
@@ -575,7 +577,7 @@ async def _capture_http(spec: ServerSpec, timeout: float, sdk: _Sdk, state: _Sta
     start = anyio.current_time()
     try:
         return await _bounded(run_streamable, timeout, state, anyio)
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # fall back to legacy SSE, or re-raise
         first_post = next((status for method, status, _ in state.http if method == "POST"), None)
         if state.phase != "initialize" or first_post not in _SSE_FALLBACK_STATUSES:
             raise
@@ -783,7 +785,7 @@ def _explain(spec: ServerSpec, exc: BaseException, state: _State, timeout: float
     exc_type = type(leaves[0]).__name__ if leaves else type(exc).__name__
     if isinstance(exc, (KeyboardInterrupt, SystemExit)):
         return None
-    if isinstance(exc, Exception) or isinstance(exc, BaseExceptionGroup):
+    if isinstance(exc, (Exception, BaseExceptionGroup)):
         detail = _one_line(str(leaves[0]) if leaves else str(exc), 200)
         return done(f"capture failed during {state.phase}: {exc_type}: {detail}", with_stderr=True)
     return None
