@@ -63,11 +63,11 @@ def test_severity_override(files) -> None:
 
 def test_config_in_pyproject(files) -> None:
     Path("pyproject.toml").write_text(
-        '[tool.toolschema-lint]\nselect = ["TSL2"]\nignore = ["TSL201"]\n'
+        '[tool.toolschema-lint]\nselect = ["TSL201", "TSL202"]\nignore = ["TSL201"]\n'
         '[tool.toolschema-lint.per-tool-ignores]\n"exec*" = ["vague-tool-name"]\n'
     )
     assert ids(invoke("check", "bad.json", "--format", "json")) == []
-    Path("pyproject.toml").write_text('[tool.toolschema-lint]\nselect = ["TSL2"]\n[tool.toolschema-lint.per-file-ignores]\n"bad.*" = ["TSL201"]\n')
+    Path("pyproject.toml").write_text('[tool.toolschema-lint]\nselect = ["TSL201", "TSL202"]\n[tool.toolschema-lint.per-file-ignores]\n"bad.*" = ["TSL201"]\n')
     assert ids(invoke("check", "bad.json", "--format", "json")) == ["TSL202"]
 
 

@@ -15,8 +15,7 @@ from . import __version__
 from .engine import RunResult, lint
 from .loaders import InputError
 from .loaders.dialects import INPUT_FORMATS
-from .model import Severity
-from .registry import by_name, catalog, families, load_checks
+from .registry import by_name, catalog, families
 from .reporters import REPORTERS
 from .settings import ConfigError, Settings, apply_config, config_table, find_config, resolve
 

@@ -208,7 +208,7 @@ class Engine:
                 if server.documents:
                     self._emit_multi(findings, spec.rule_id, spec.fn(server, ctx), server.documents[0])
             for doc in server.documents:
-                doc.positions = None  # the index is rebuilt on demand if a cross-server finding needs it
+                doc.release()  # the index is rebuilt on demand if a cross-server finding needs it
             result.servers.append(server)
         for spec, ctx in self.by_scope["run"]:
             ctx.servers = result.servers

@@ -167,8 +167,15 @@ class Document:
     suppressions: dict[int, set[str]] | None = None  # YAML: line (1-based) -> ids ("*" for all)
     server_info: dict[str, Any] | None = None
     position_factory: Callable[["Document"], Any] | None = field(default=None, repr=False)
+    reload_factory: Callable[["Document"], Any] | None = field(default=None, repr=False)
     problems: list["Hit"] = field(default_factory=list)  # input problems found while loading
     companions: list["Document"] = field(default_factory=list)  # registry policy/examples files
+
+    def release(self) -> None:
+        """Drop the position index (and what it holds); it is rebuilt on demand."""
+        self.positions = None
+        if self.reload_factory is not None:
+            self.position_factory, self.reload_factory = self.reload_factory, None
 
     def locate(self, pointer: str) -> tuple[int, int, int, int]:
         """(line, column, end_line, end_column), 1-based, columns in code points."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
 import unicodedata
+from typing import Any
 
 def _visible(ch: str) -> str:
     cp = ord(ch)
@@ -40,3 +43,25 @@ def sanitize(value: str, limit: int = 120) -> str:
     else:
         out = "".join(_visible(c) if _needs_escape(c) else c for c in value)
     return out + "…" if truncated else out
+
+
+_INVISIBLE = re.compile(
+    "[\u0080-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e0fff]"
+)
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    cp = ord(m.group(0))
+    if cp > 0xFFFF:
+        cp -= 0x10000
+        return f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}"
+    return f"\\u{cp:04x}"
+
+
+def dumps_safe(obj: Any, **kw: Any) -> str:
+    """JSON text readable in any viewer: non-ASCII kept, but invisible and bidi characters escaped.
+
+    The data is unchanged (a JSON parser reads the same strings back).
+    """
+    return _INVISIBLE.sub(_json_escape, json.dumps(obj, ensure_ascii=False, **kw))

@@ -17,7 +17,7 @@ from ..model import Document, Example, Hit, Tool, join_pointer
 from .dialects import detect
 from .json_ import JsonProblem, load_json
 from .positions import FixedPositions, JsonPositions, LineTable
-from .yaml_ import YamlProblem, load_yaml, positions_for, suppressions
+from .yaml_ import YamlProblem, compose, load_yaml, positions_for, suppressions
 
 EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"}
@@ -136,38 +136,31 @@ def human_size(n: int) -> str:
 
 
 def too_deep(data: Any, limit: int) -> str | None:
-    """Pointer of the first node nested deeper than `limit`, or None (cheap when it is None)."""
-    stack: list[tuple[Any, int]] = [(data, 0)]
+    """Pointer of the first node nested deeper than `limit`, or None.
+
+    Only containers are stacked, each with a link to its parent, so the pointer is built only
+    when the limit is exceeded.
+    """
+    stack: list[tuple[Any, int, Any]] = [(data, 0, None)]
     pop, push = stack.pop, stack.append
     while stack:
-        node, d = pop()
+        entry = pop()
+        node, d, _ = entry
         if d > limit:
-            return _pointer_at_depth(data, limit)
+            tokens: list[str | int] = []
+            while entry[2] is not None:
+                entry, key = entry[2]
+                tokens.append(key)
+            return join_pointer("", *reversed(tokens))
         if type(node) is dict:
-            for v in node.values():
+            for k, v in node.items():
                 if type(v) in (dict, list):
-                    push((v, d + 1))
+                    push((v, d + 1, (entry, k)))
         elif type(node) is list:
-            for v in node:
+            for i, v in enumerate(node):
                 if type(v) in (dict, list):
-                    push((v, d + 1))
+                    push((v, d + 1, (entry, i)))
     return None
-
-
-def _pointer_at_depth(data: Any, limit: int) -> str:
-    ptr, node = "", data
-    for _ in range(limit + 1):
-        children = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
-        deepest = next(((k, v) for k, v in children if isinstance(v, (dict, list)) and too_deep(v, limit) is not None), None)
-        if deepest is None:
-            deepest = next(((k, v) for k, v in children if isinstance(v, (dict, list))), None)
-        if deepest is None:
-            break
-        ptr, node = join_pointer(ptr, deepest[0]), deepest[1]
-        limit -= 1
-        if limit < 0:
-            break
-    return ptr
 
 
 def load_source(src: Source, input_format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
@@ -207,11 +200,15 @@ def load_source(src: Source, input_format: str | None = None, max_bytes: int = D
         doc.text = text  # a live capture has no file to point at: keep its text (it is what `dump` saves)
     try:
         if fmt == "yaml":
-            values, nodes = load_yaml(text)
+            values, nodes, duplicates = load_yaml(text)
             data = values[0] if len(values) == 1 else values
             pos = positions_for(nodes)
             doc.position_factory = lambda d, pos=pos: pos
+            # once released, the node trees are dropped and re-composed only if a position is needed
+            doc.reload_factory = lambda d, t=text: positions_for(compose(t))
             doc.suppressions = suppressions(text, nodes)
+            for key, line, col in duplicates:
+                _problem(doc, "TSL002", args={"key": key}, line=line, column=col)
         else:
             data, problems, ptext = load_json(text, lines=(fmt == "jsonl"))
             lines = fmt == "jsonl" or (isinstance(data, list) and ptext.lstrip().startswith("{"))

@@ -31,104 +31,132 @@ class YamlProblem(Exception):
         self.rule, self.message, self.line, self.column = rule, message, line, column
 
 
-class _Loader12(_BaseLoader):
-    """libyaml parser + safe constructor + YAML 1.2 core schema for plain scalars."""
+class _Composer(_BaseLoader):
+    """libyaml's parser and composer. Tags are resolved by `_build`, by the YAML 1.2 core schema."""
 
-    yaml_implicit_resolvers: dict = {}
-
-
-def _add(tag: str, pattern: str, first: str) -> None:
-    _Loader12.add_implicit_resolver(tag, re.compile(pattern, re.X), list(first))
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:  # called by libyaml for each node
+        return ""
 
 
-_add("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF")
-_add("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", "~nN\x00")
-_Loader12.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^$"), [""])
-_add("tag:yaml.org,2002:merge", r"^(?:<<)$", "<")
-_add("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789")
-_add(
-    "tag:yaml.org,2002:float",
-    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
-    "-+0123456789.",
-)
+_STR = "tag:yaml.org,2002:str"
+_INT = re.compile(r"[-+]?[0-9]+\Z")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_NULL = {"", "~", "null", "Null", "NULL"}
+_SPECIAL_FLOAT = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"), ".nan": float("nan")}
 
 
-def _construct_int(loader: Any, node: Any) -> int:
-    v = node.value.replace("_", "")
-    if v.startswith("0o"):
-        return int(v[2:], 8)
-    if v.startswith("0x"):
-        return int(v[2:], 16)
-    return int(v, 10)
+def _plain(v: str) -> Any:
+    """A plain scalar by the YAML 1.2 core schema (so `on`, `yes`, `no` and dates stay strings)."""
+    if v in _NULL:
+        return None
+    c = v[0]
+    if c in "tTfF":
+        return _BOOL.get(v, v)
+    if c in "-+0123456789.":
+        if _INT.match(v):
+            return int(v)
+        if v.startswith("0o") and len(v) > 2 and all(ch in "01234567" for ch in v[2:]):
+            return int(v[2:], 8)
+        if v.startswith("0x") and len(v) > 2:
+            try:
+                return int(v[2:], 16)
+            except ValueError:
+                return v
+        if _FLOAT.match(v):
+            return float(v)
+        return _SPECIAL_FLOAT.get(v.lower(), v)
+    return v
 
 
-def _construct_float(loader: Any, node: Any) -> float:
-    v = node.value.lower()
-    if v.endswith(".inf"):
-        return float("-inf") if v.startswith("-") else float("inf")
-    if v.endswith(".nan"):
-        return float("nan")
-    return float(v)
+def _scalar(node: Any) -> Any:
+    tag = node.tag
+    if not tag:
+        return _plain(node.value) if not node.style else node.value  # libyaml: "" (or None) = plain
+    if tag == _STR or not tag.startswith("tag:yaml.org,2002:"):
+        return node.value
+    value = _plain(node.value)
+    kind = tag.rsplit(":", 1)[1]
+    if kind == "int" and isinstance(value, int) or kind == "float" and isinstance(value, (int, float)):
+        return float(value) if kind == "float" else value
+    if kind == "bool" and isinstance(value, bool) or kind == "null" and value is None:
+        return value
+    return node.value
 
 
-def _construct_str_timestamp(loader: Any, node: Any) -> str:
-    return node.value  # 1.2 core has no timestamp: dates stay strings
+class _Builder:
+    """Nodes -> plain dicts/lists, guarding against alias bombs, recursion, depth and duplicate keys."""
 
+    def __init__(self) -> None:
+        self.memo: dict[int, tuple[Any, int]] = {}
+        self.active: set[int] = set()
+        self.duplicates: list[tuple[str, int, int]] = []  # (key, line, column), 1-based
 
-_Loader12.add_constructor("tag:yaml.org,2002:int", _construct_int)
-_Loader12.add_constructor("tag:yaml.org,2002:float", _construct_float)
-_Loader12.add_constructor("tag:yaml.org,2002:timestamp", _construct_str_timestamp)
-_Loader12.add_constructor("tag:yaml.org,2002:binary", _construct_str_timestamp)
+    def _fail(self, rule: str, message: str, node: Any) -> YamlProblem:
+        m = node.start_mark
+        return YamlProblem(rule, message, m.line + 1, m.column + 1)
 
-
-def _check_graph(root: Any) -> None:
-    """Reject alias bombs and recursive aliases before anything walks the tree."""
-    sizes: dict[int, int] = {}
-    on_path: set[int] = set()
-
-    def size(node: Any, depth: int) -> int:
+    def build(self, node: Any, depth: int = 0) -> tuple[Any, int]:
+        """(value, expanded node count)."""
         nid = id(node)
-        if nid in sizes:
-            return sizes[nid]
-        if nid in on_path:
-            m = node.start_mark
-            raise YamlProblem("TSL009", "recursive alias: a node contains itself", m.line + 1, m.column + 1)
+        hit = self.memo.get(nid)
+        if hit is not None:
+            return hit
+        kind = node.id
+        if kind == "scalar":
+            return _scalar(node), 1
+        if nid in self.active:
+            raise self._fail("TSL009", "recursive alias: a node contains itself", node)
         if depth > MAX_DEPTH:
-            m = node.start_mark
-            raise YamlProblem("TSL008", f"nesting deeper than {MAX_DEPTH} levels", m.line + 1, m.column + 1)
-        total = 1
-        if node.id in ("mapping", "sequence"):
-            on_path.add(nid)
-            children = node.value if node.id == "sequence" else [x for kv in node.value for x in kv]
-            for child in children:
-                total += size(child, depth + 1)
-                if total > MAX_NODES:
-                    m = node.start_mark
-                    raise YamlProblem(
-                        "TSL009",
-                        f"aliases expand to more than {MAX_NODES:,} nodes (an alias bomb)",
-                        m.line + 1,
-                        m.column + 1,
-                    )
-            on_path.discard(nid)
-        sizes[nid] = total
-        return total
+            raise self._fail("TSL008", f"nesting deeper than {MAX_DEPTH} levels", node)
+        self.active.add(nid)
+        size = 1
+        if kind == "sequence":
+            value: Any = []
+            for child in node.value:
+                v, n = self.build(child, depth + 1)
+                value.append(v)
+                size += n
+                if size > MAX_NODES:
+                    raise self._fail("TSL009", f"aliases expand to more than {MAX_NODES:,} nodes (an alias bomb)", node)
+        else:
+            value = {}
+            merged: dict[str, Any] = {}
+            for knode, vnode in node.value:
+                v, n = self.build(vnode, depth + 1)
+                size += n
+                if size > MAX_NODES:
+                    raise self._fail("TSL009", f"aliases expand to more than {MAX_NODES:,} nodes (an alias bomb)", node)
+                if knode.id == "scalar" and (knode.tag == "tag:yaml.org,2002:merge" or (knode.value == "<<" and not knode.style)):
+                    for src in (v if isinstance(v, list) else [v]):
+                        if isinstance(src, dict):
+                            for mk, mv in src.items():
+                                merged.setdefault(mk, mv)
+                    continue
+                key = knode.value if knode.id == "scalar" else str(self.build(knode, depth + 1)[0])
+                if key in value:
+                    m = knode.start_mark
+                    self.duplicates.append((key, m.line + 1, m.column + 1))
+                value[key] = v
+            for mk, mv in merged.items():
+                value.setdefault(mk, mv)
+        self.active.discard(nid)
+        self.memo[nid] = (value, size)
+        return value, size
 
-    size(root, 0)
 
-
-def load_yaml(text: str) -> tuple[list[Any], list[Any]]:
-    """Parse all documents: (values, root nodes). Raises YamlProblem with a location."""
-    loader = _Loader12(text)
+def load_yaml(text: str) -> tuple[list[Any], list[Any], list[tuple[str, int, int]]]:
+    """Parse all documents: (values, root nodes, duplicate keys). Raises YamlProblem with a location."""
+    loader = _Composer(text)
     values: list[Any] = []
     nodes: list[Any] = []
+    builder = _Builder()
     try:
         while loader.check_node():
             node = loader.get_node()
             if node is None:
                 continue
-            _check_graph(node)
-            values.append(loader.construct_document(node))
+            values.append(builder.build(node)[0])
             nodes.append(node)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
@@ -141,7 +169,18 @@ def load_yaml(text: str) -> tuple[list[Any], list[Any]]:
         raise YamlProblem("TSL008", f"nesting deeper than {MAX_DEPTH} levels") from None
     finally:
         loader.dispose()
-    return values, nodes
+    return values, nodes, builder.duplicates
+
+
+def compose(text: str) -> list[Any]:
+    """Only the node trees (for positions), e.g. to rebuild a released position index."""
+    loader = _Composer(text)
+    try:
+        return [n for n in iter(loader.get_node, None)] if loader.check_node() else []
+    except (yaml.YAMLError, RecursionError):
+        return []
+    finally:
+        loader.dispose()
 
 
 class _MultiDoc:

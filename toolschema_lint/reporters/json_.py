@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .. import __version__
+from ..text import dumps_safe
 from ..model import Finding, Severity
 
 SCHEMA_VERSION = 1
@@ -49,4 +49,4 @@ def render(result: Any, settings: Any) -> str:
         "findings": [finding_dict(f) for f in result.findings],
         "summary": summary(result),
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return dumps_safe(doc, indent=2) + "\n"

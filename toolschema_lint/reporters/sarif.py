@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
+from ..text import dumps_safe
 from ..model import Finding, RuleMeta, Severity
 from ..registry import catalog
 from ..text import sanitize
@@ -138,4 +138,4 @@ def render(result: Any, settings: Any) -> str:
             }
         ],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return dumps_safe(log, indent=2) + "\n"
