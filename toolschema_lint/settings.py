@@ -37,6 +37,7 @@ CONFIG_KEYS = {
     "max-file-size",
     "servers",
     "rules",
+    "lock",
 }
 
 
@@ -64,6 +65,8 @@ class Settings:
     explain: bool = False
     color: bool | None = None
     extra_sources: list[Any] = field(default_factory=list)  # live captures etc. (loaders.Source)
+    lock_path: str | None = None  # `check --lock` / config `lock`: read by resolve() into `lock`
+    lock: dict[str, Any] | None = None  # the parsed lock file (lock.parse_lock); TSL8 checks compare
     # resolved by `resolve()`
     enabled: set[str] = field(default_factory=set)
     severities: dict[str, Severity] = field(default_factory=dict)
@@ -161,6 +164,10 @@ def apply_config(settings: Settings, table: dict[str, Any], source: str, cli_set
             if not isinstance(table[key], dict):
                 raise ConfigError(f"{source}: {key} must be a table of glob = [selectors]")
             getattr(settings, attr).update({k: _as_list(v, key) for k, v in table[key].items()})
+    if "lock" in table and "lock_path" not in cli_set:
+        if not isinstance(table["lock"], str):
+            raise ConfigError(f"{source}: lock must be a path (string)")
+        settings.lock_path = str(Path(source).parent / table["lock"])
     for key in ("severity", "servers", "rules"):
         if key in table:
             if not isinstance(table[key], dict):
@@ -177,6 +184,15 @@ def resolve(settings: Settings) -> Settings:
         enabled = set().union(*(resolve_selector(s, rules) for s in settings.select)) if settings.select else set()
     for s in settings.extend_select:
         enabled |= resolve_selector(s, rules)
+    if settings.lock_path and settings.lock is None:
+        from .lock import LockError, read_lock
+
+        try:
+            settings.lock = read_lock(settings.lock_path)
+        except LockError as e:
+            raise ConfigError(str(e)) from None
+    if settings.lock is not None:  # a lock means change control is wanted, whatever the selection
+        enabled |= {r for r in rules if r.startswith("TSL8")}
     for s in settings.ignore:
         enabled -= resolve_selector(s, rules)
     settings.enabled = enabled
