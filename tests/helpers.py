@@ -24,5 +24,34 @@ def lint_data(data: Any, select: list[str] | None = None, fmt: str = "json", nam
     return lint(resolve(settings))
 
 
+def lint_sources(sources: list[tuple[str, Any]], select: list[str] | None = None, **kw: Any) -> RunResult:
+    """Lint several in-memory sources in one run: (name, data) pairs; names ending .jsonl are JSON Lines."""
+    settings = Settings(select=select, **kw)
+    for name, data in sources:
+        if name.endswith(".jsonl"):
+            text = "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in data)
+            settings.extra_sources.append(Source(path=None, display=name, text=text, format="jsonl"))
+        else:
+            settings.extra_sources.append(Source(path=None, display=name, text=json.dumps(data, indent=2, ensure_ascii=False), format="json"))
+    return lint(resolve(settings))
+
+
+def example_sources(example: Any, scope: str) -> list[tuple[str, Any]]:
+    """A catalog example as lint sources: one tool, a `{tools: [...]}` server, `{servers: {name: server}}`,
+    or for result rules `{definitions: server, result: record}`."""
+    if scope == "result":
+        out = [("results.jsonl", [example["result"]])]
+        if example.get("definitions") is not None:
+            out.insert(0, ("tools.json", example["definitions"]))
+        return out
+    if isinstance(example, dict) and isinstance(example.get("servers"), dict):
+        return [(f"{name}.json", server) for name, server in example["servers"].items()]
+    if isinstance(example, dict) and isinstance(example.get("servers"), list):
+        return [(f"server{i}.json", server) for i, server in enumerate(example["servers"])]
+    if isinstance(example, list) or (isinstance(example, dict) and "tools" in example):
+        return [("tools.json", example)]
+    return [("tools.json", {"tools": [example]})]
+
+
 def ids(result: RunResult) -> list[str]:
     return [f.rule_id for f in result.active()]

@@ -30,18 +30,24 @@ def _cases() -> list[tuple[str, Path]]:
 CASES = _cases()
 
 
-def _render(result, rule: str) -> str:
-    return "".join(f"{f.line}:{f.column} {f.rule_id} {f.message}\n" for f in result.active() if f.rule_id == rule)
+def _render(result, rule: str, path: Path) -> str:
+    return "".join(
+        f"{f.line}:{f.column} {f.rule_id} {f.message}\n"
+        for f in result.active()
+        if f.rule_id == rule and Path(f.path).name == path.name
+    )
 
 
 @pytest.mark.parametrize("rule,path", CASES, ids=[f"{r}/{p.name}" for r, p in CASES])
 def test_fixture(rule: str, path: Path, update_golden: bool) -> None:
-    settings = Settings(paths=[str(path)], select=[rule])
+    # `definitions.*` in the folder are linted alongside every case (e.g. the tools a result belongs to)
+    companions = [str(p) for p in sorted(path.parent.glob("definitions.*")) if not p.name.endswith(".expected")]
+    settings = Settings(paths=[str(path), *companions], select=[rule])
     config = path.parent / "config.toml"  # per-rule options the fixtures exercise
     if config.exists():
         apply_config(settings, tomllib.loads(config.read_text()), str(config), {"select"})
     result = lint(resolve(settings))
-    got = _render(result, rule)
+    got = _render(result, rule, path)
     if path.name.startswith("good"):
         assert got == "", f"{path.name} should be clean for {rule}, got:\n{got}"
         return

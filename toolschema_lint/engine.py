@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .loaders import InputError, Source, collect, load_source
-from .model import Document, Finding, Hit, RuleMeta, Server, Severity, Tool, split_pointer
+from .model import Document, Exchange, Finding, Hit, RuleMeta, Server, Severity, Tool, split_pointer
 from .registry import CheckSpec, catalog, load_checks
 from .settings import Settings, ignored_for
 from .text import sanitize
@@ -23,7 +23,7 @@ from .text import sanitize
 class Context:
     """What a check may look at besides its subject: options, the server, the run."""
 
-    __slots__ = ("meta", "options", "server", "servers", "settings")
+    __slots__ = ("meta", "options", "server", "servers", "settings", "tools_by_name")
 
     def __init__(self, meta: RuleMeta, options: dict[str, Any], settings: Settings):
         self.meta = meta
@@ -31,6 +31,19 @@ class Context:
         self.settings = settings
         self.server: Server | None = None
         self.servers: list[Server] = []
+        self.tools_by_name: dict[str, list[Tool]] = {}
+
+    def tools_for(self, exchange: Exchange) -> list[Tool]:
+        """Definitions a recorded call may belong to (narrowed by its `server` when it names one)."""
+        tools = self.tools_by_name.get(exchange.tool, []) if isinstance(exchange.tool, str) else []
+        if exchange.server and len(tools) > 1:
+            named = [t for t in tools if t.server is not None and exchange.server in (t.server.name, t.server.key)]
+            tools = named or tools
+        return tools
+
+    def on(self, exchange: Exchange, field_name: str | None, *tokens: str | int, **args: Any) -> Hit:
+        """A hit on a recorded exchange (located in the results file)."""
+        return Hit(pointer=exchange.ptr(field_name, *tokens), args=args, document=exchange.document, exchange=exchange)
 
     def hit(self, pointer: str, **args: Any) -> Hit:
         return Hit(pointer=pointer, args=args)
@@ -82,10 +95,11 @@ class _Formatter(dict):
         return "{" + key + "}"
 
 
-def _message(meta: RuleMeta, args: dict[str, Any], tool: Tool | None) -> str:
+def _message(meta: RuleMeta, args: dict[str, Any], tool: Tool | None, exchange: Exchange | None = None) -> str:
     fields = _Formatter()
-    if tool is not None:
-        fields["tool"] = sanitize(tool.display_name)
+    subject = tool or exchange
+    if subject is not None:
+        fields["tool"] = sanitize(subject.display_name)
     for k, v in args.items():
         if not k.startswith("_"):
             fields[k] = sanitize(v) if isinstance(v, str) else v
@@ -101,7 +115,7 @@ class Engine:
         self.rules = catalog()
         checks = load_checks()
         self.contexts: dict[str, Context] = {}
-        self.by_scope: dict[str, list[tuple[CheckSpec, Context]]] = {"tool": [], "server": [], "run": []}
+        self.by_scope: dict[str, list[tuple[CheckSpec, Context]]] = {"tool": [], "server": [], "run": [], "result": []}
         for rid in sorted(settings.enabled):
             spec = checks.get(rid)
             if spec is None:
@@ -121,10 +135,10 @@ class Engine:
         f = Finding(
             rule_id=rule_id,
             name=meta.name,
-            message=_message(meta, hit.args, tool),
+            message=_message(meta, hit.args, tool, hit.exchange),
             path=target.path,
             pointer=hit.pointer,
-            tool=tool.display_name if tool is not None else None,
+            tool=tool.display_name if tool is not None else (hit.exchange.display_name if hit.exchange is not None else None),
             severity=Severity(sev),
             tags=tuple(meta.tags),
             document=target,
@@ -215,9 +229,26 @@ class Engine:
             docs = [s.documents[0] for s in result.servers if s.documents]
             if docs:
                 self._emit_multi(findings, spec.rule_id, spec.fn(result.servers, ctx), docs[0])
+        self._run_results(result)
         findings.sort(key=lambda f: f.sort_key)
         result.elapsed = time.perf_counter() - start
         return result
+
+    def _run_results(self, result: RunResult) -> None:
+        """Result-scope checks: every recorded call against the definitions loaded in this run."""
+        docs = [d for d in result.documents if d.exchanges]
+        if not docs or not self.by_scope["result"]:
+            return
+        by_name: dict[str, list[Tool]] = {}
+        for server in result.servers:
+            for tool in server.tools:
+                if isinstance(tool.name, str):
+                    by_name.setdefault(tool.name, []).append(tool)
+        for doc in docs:
+            for ex in doc.exchanges:
+                for spec, ctx in self.by_scope["result"]:
+                    ctx.tools_by_name = by_name
+                    self._emit(result.findings, spec.rule_id, spec.fn(ex, ctx), doc, None)
 
     def _emit_multi(self, out: list[Finding], rule_id: str, hits: Iterable[Hit], fallback: Document) -> None:
         """Server/run-scope hits: each names its tool; its document is the tool's own."""

@@ -138,6 +138,29 @@ class Example:
 
 
 @dataclass(slots=True)
+class Exchange:
+    """One recorded `tools/call`: the tool name, its arguments and the result the server returned."""
+
+    tool: Any
+    arguments: Any = None
+    result: Any = None
+    error: Any = None  # a JSON-RPC error instead of a result
+    server: str | None = None
+    pointer: str = ""  # the record (or the response message)
+    fields: dict[str, str] = field(default_factory=dict)  # tool, arguments, result -> pointers
+    document: "Document | None" = field(default=None, repr=False)
+    index: int = 0
+
+    @property
+    def display_name(self) -> str:
+        return self.tool if isinstance(self.tool, str) else f"<call #{self.index}>"
+
+    def ptr(self, field_name: str | None = None, *tokens: str | int) -> str:
+        base = self.fields.get(field_name) if field_name else self.pointer
+        return join_pointer(base if base is not None else self.pointer, *tokens)
+
+
+@dataclass(slots=True)
 class Server:
     """A set of tools offered together: one file, one live server, or a registry folder."""
 
@@ -169,6 +192,7 @@ class Document:
     position_factory: Callable[["Document"], Any] | None = field(default=None, repr=False)
     reload_factory: Callable[["Document"], Any] | None = field(default=None, repr=False)
     problems: list["Hit"] = field(default_factory=list)  # input problems found while loading
+    exchanges: list[Exchange] = field(default_factory=list)  # recorded tools/call results
     companions: list["Document"] = field(default_factory=list)  # registry policy/examples files
 
     def release(self) -> None:
@@ -217,3 +241,4 @@ class Hit:
     args: dict[str, Any] = field(default_factory=dict)
     tool: Tool | None = None
     document: Document | None = None  # another document than the tool's (e.g. a policy file)
+    exchange: Exchange | None = None

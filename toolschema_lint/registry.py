@@ -18,7 +18,7 @@ try:
 except ImportError:  # pragma: no cover
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
-SCOPES = ("tool", "server", "run")
+SCOPES = ("tool", "server", "run", "result")
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,8 @@ CHECKS: dict[str, CheckSpec] = {}
 def check(rule_id: str, scope: str = "tool") -> Callable:
     """Register a check function for catalog rule `rule_id`.
 
-    scope "tool": fn(tool, ctx); "server": fn(server, ctx); "run": fn(servers, ctx).
+    scope "tool": fn(tool, ctx); "server": fn(server, ctx); "run": fn(servers, ctx);
+    "result": fn(exchange, ctx) for each recorded tools/call, with `ctx.tools_for(exchange)`.
     """
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}")

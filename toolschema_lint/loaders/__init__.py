@@ -17,6 +17,7 @@ from ..model import Document, Example, Hit, Tool, join_pointer
 from .dialects import detect
 from .json_ import JsonProblem, load_json
 from .positions import FixedPositions, JsonPositions, LineTable
+from .results import exchanges, looks_like_results
 from .yaml_ import YamlProblem, compose, load_yaml, positions_for, suppressions
 
 EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
@@ -233,6 +234,14 @@ def load_source(src: Source, input_format: str | None = None, max_bytes: int = D
         return doc
     doc.data = data
     if companion:
+        return doc
+    if looks_like_results(data):
+        doc.dialect, doc.detection = "tool-results", "recorded tools/call exchanges"
+        doc.exchanges, problems = exchanges(data)
+        for ex in doc.exchanges:
+            ex.document = doc
+        for pointer, args in problems:
+            _problem(doc, "TSL004", pointer, args)
         return doc
     det = detect(data, input_format)
     doc.dialect, doc.detection, doc.server_info = det.dialect, det.reason, det.server_info
