@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from toolschema_lint.engine import node_at
+from toolschema_lint.model import node_at
 from toolschema_lint.loaders import Source, collect, load_source
 
 SHAPES = Path(__file__).resolve().parent.parent / "fixtures" / "shapes"

@@ -7,14 +7,12 @@ catalog and config, suppression, position (resolved only for documents that have
 from __future__ import annotations
 
 import fnmatch
-import hashlib
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .loaders import InputError, Source, collect, load_source
-from .model import Document, Exchange, Finding, Hit, RuleMeta, Server, Severity, Tool, split_pointer
+from .model import Document, Exchange, Finding, Hit, RuleMeta, Server, Severity, Tool
 from .registry import CheckSpec, catalog, load_checks
 from .settings import Settings, ignored_for
 from .text import sanitize
@@ -67,27 +65,6 @@ class RunResult:
 
     def active(self) -> list[Finding]:
         return [f for f in self.findings if f.suppressed is None]
-
-
-def node_at(data: Any, pointer: str) -> Any:
-    node = data
-    for tok in split_pointer(pointer):
-        if isinstance(node, dict) and tok in node:
-            node = node[tok]
-        elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):
-            node = node[int(tok)]
-        else:
-            return None
-    return node
-
-
-def content_hash(data: Any, pointer: str) -> str:
-    node = node_at(data, pointer)
-    try:
-        text = json.dumps(node, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    except (ValueError, RecursionError):
-        text = repr(type(node))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 class _Formatter(dict):
@@ -151,7 +128,6 @@ class Engine:
                 f.line, f.column, f.end_line, f.end_column = target.locate(hit.pointer)
             except (ValueError, IndexError, RecursionError):
                 f.line = f.column = f.end_line = f.end_column = 1
-        f.fingerprint_content = content_hash(target.data, hit.pointer) if target.data is not None else ""
         return f
 
     def _suppressed(self, f: Finding) -> bool:

@@ -5,6 +5,8 @@ Plain dataclasses, no I/O. A check never sees a provider's shape: it sees `Tool`
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, Callable
@@ -42,6 +44,28 @@ def split_pointer(pointer: str) -> list[str]:
     if not pointer:
         return []
     return [unescape_pointer_token(t) for t in pointer[1:].split("/")]
+
+
+def node_at(data: Any, pointer: str) -> Any:
+    """The value at `pointer`, or None when it does not exist."""
+    node = data
+    for tok in split_pointer(pointer):
+        if isinstance(node, dict) and tok in node:
+            node = node[tok]
+        elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):
+            node = node[int(tok)]
+        else:
+            return None
+    return node
+
+
+def content_hash(data: Any, pointer: str) -> str:
+    node = node_at(data, pointer)
+    try:
+        text = json.dumps(node, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (ValueError, RecursionError, TypeError):
+        text = repr(type(node))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 @dataclass(slots=True)
@@ -224,13 +248,21 @@ class Finding:
     end_line: int = 1
     end_column: int = 1
     tags: tuple[str, ...] = ()
-    fingerprint_content: str = ""  # canonical text of the offending node, for baselines
+    content: str | None = None  # hash of the offending node; computed on first use (baselines)
     suppressed: str | None = None  # why it is suppressed (baseline), None when active
     document: Document | None = field(default=None, repr=False, compare=False)
 
     @property
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.rule_id, self.pointer)
+
+    @property
+    def fingerprint_content(self) -> str:
+        """A hash of the offending node's canonical JSON: stable across reformatting and key order."""
+        if self.content is None:
+            data = self.document.data if self.document is not None else None
+            self.content = content_hash(data, self.pointer) if data is not None else ""
+        return self.content
 
 
 @dataclass(slots=True)
