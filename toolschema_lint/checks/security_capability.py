@@ -1,0 +1,704 @@
+"""Security, capability side (TSL540-TSL599): what a tool lets the model do, not what it says.
+
+Dangerous parameters (command, SQL, URL, path), self-asserted permissions and caller identity,
+exfiltration sinks, HTML or script flowing back through the output schema, risky tools without a
+brake, and look-alike tools across servers.
+
+Every judgement combines the parameter name, its schema and the descriptions. Text found in the
+input can only add weight to a finding: no phrase in a description removes or hides one. All
+regexes here are free of nested quantifiers and run in linear time on megabyte strings.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any, Iterable, Iterator
+
+from ..model import Hit, Server, Severity, Tool
+from ..registry import check
+from ._schema_walk import object_schemas, properties
+
+# --- words ---------------------------------------------------------------------------------------
+
+_SPLIT = re.compile(r"[^0-9A-Za-z\u00c0-\uffff]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_MAX_TEXT = 200_000  # characters of one description considered for context words (phrases scan all)
+
+
+def words(name: Any, limit: int = 256) -> list[str]:
+    """`isAdmin`, `is_admin`, `is-admin`, `HTMLBody` -> lower-case words (of the first `limit` characters)."""
+    if not isinstance(name, str):
+        return []
+    return [w.lower() for w in _SPLIT.split(name[:limit]) if w]
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def tool_text(tool: Tool) -> str:
+    """Name words, title and description: what the model reads to pick the tool."""
+    return " ".join((" ".join(words(tool.name)), _text(tool.title), _text(tool.description)))
+
+
+def _types(schema: dict) -> set[str]:
+    t = schema.get("type")
+    if isinstance(t, str):
+        return {t}
+    return {x for x in t if isinstance(x, str)} if isinstance(t, list) else set()
+
+
+def _branches(schema: dict) -> list[dict]:
+    out: list[dict] = []
+    for key in ("anyOf", "oneOf"):
+        v = schema.get(key)
+        if isinstance(v, list):
+            out.extend(b for b in v[:32] if isinstance(b, dict))
+    return out
+
+
+def string_leaf(schema: Any, depth: int = 0) -> dict | None:
+    """The schema constraining the free string(s) a parameter accepts; None if it takes none.
+
+    Arrays answer for their items, unions for their first string branch; an enum or const closes it.
+    """
+    if schema is True:
+        return {}
+    if not isinstance(schema, dict) or depth > 6 or "enum" in schema or "const" in schema:
+        return None
+    t = _types(schema)
+    if "string" in t:
+        return schema
+    if "array" in t or (not t and "items" in schema):
+        items = schema.get("items")
+        return {} if items is None else string_leaf(items, depth + 1)
+    if not t and "properties" not in schema:
+        for b in _branches(schema):
+            leaf = string_leaf(b, depth + 1)
+            if leaf is not None:
+                return leaf
+        return None if _branches(schema) else schema  # untyped: anything goes
+    return None
+
+
+_TRIVIAL_PATTERN = re.compile(
+    r"\^?\(?(?:\.|\[\\s\\S\]|\[\\S\\s\]|\[\\w\\W\]|\[\\W\\w\]|\[\\d\\D\]|\[\^\]|\[\^\\n\])"
+    r"(?:[*+?]|\{\d*,?\d*\})?\)?\$?")
+
+
+def real_pattern(pattern: Any) -> bool:
+    """A pattern that actually narrows the string (not `.*`, `^.+$`, `[\\s\\S]{1,500}`)."""
+    return isinstance(pattern, str) and bool(pattern.strip()) and not _TRIVIAL_PATTERN.fullmatch(pattern.strip())
+
+
+def params(schema: Any) -> Iterator[tuple[tuple[str | int, ...], str, Any, dict]]:
+    """(pointer tokens, name, property schema, enclosing object) for every declared parameter."""
+    for path, node in object_schemas(schema):
+        for name, sub in properties(node).items():
+            yield (*path, "properties", name), name, sub, node
+
+
+def _desc(schema: Any) -> str:
+    if not isinstance(schema, dict):
+        return ""
+    d = _text(schema.get("description")) + " " + _text(schema.get("title"))
+    items = schema.get("items")
+    return d + " " + _text(items.get("description")) if isinstance(items, dict) else d
+
+
+# --- dangerous parameters --------------------------------------------------------------------------
+
+_CMD_HEADS = {"command", "commands", "cmd", "cmds", "cmdline", "commandline", "shell", "bash", "sh", "zsh",
+              "powershell", "pwsh"}
+_CODE_HEADS = {"code", "script", "scripts", "snippet", "program", "javascript", "js", "python", "eval", "expression",
+               "expr"}
+_EXEC = re.compile(r"\b(?:execut\w*|run|runs|running|eval|evaluat\w*|interpret\w*|spawn\w*)\b", re.I)
+_CODE_LANG = re.compile(r"\b(?:code|script|javascript|typescript|python|bash|shell|node\.?js|ruby|perl|lua)\b", re.I)
+_CMD_DESC = re.compile(
+    r"\b(?:shell|bash|terminal|powershell|cmd|system|os|command[- ]line)\s+commands?\b"
+    r"|\bcommands?\s+(?:line\s+)?to\s+(?:run|execute)\b"
+    r"|\b(?:code|script|javascript|python|js)\s+(?:to|that\s+will\s+be|which\s+is|will\s+be)\s+(?:run|execut|eval)", re.I)
+_SQL_WORD = re.compile(r"\b(?:sql|t-sql|tsql|cypher|sparql)\b", re.I)
+_SQL_KEYWORD = re.compile(r"\b(?:SELECT|INSERT|UPDATE|DELETE|DROP|ALTER|CREATE\s+TABLE)\b")
+_DB_CONTEXT = re.compile(r"\b(?:sql|database|postgres\w*|mysql|sqlite|mariadb|mssql|duckdb|bigquery|snowflake|redshift"
+                         r"|clickhouse|oracle|cypher|neo4j|sparql)\b", re.I)
+_SEARCHY = re.compile(r"\b(?:search|keywords?|terms?|phrase|natural[- ]language|question|full[- ]text)\b", re.I)
+_QUERY_HEADS = {"query", "queries", "statement", "statements", "stmt"}
+_URL_HEADS = {"url", "urls", "uri", "uris", "link", "links", "href", "endpoint", "webhook", "webhooks", "callback"}
+_URL_FORMATS = {"uri", "url", "iri", "uri-reference", "iri-reference", "uri-template"}
+_OUTBOUND_WORDS = {"webhook", "webhooks", "hook", "callback", "notify", "notification", "upload", "destination", "dest",
+                   "target", "post", "report", "forward", "sink", "push", "deliver", "send", "receiver", "collector",
+                   "beacon", "ping", "listener", "reply", "exfil", "export", "mirror", "sync", "backup", "publish"}
+_OUTBOUND_VERBS = {"send", "post", "upload", "export", "forward", "notify", "sync", "backup", "publish", "report",
+                   "submit", "push", "share", "deliver", "mirror", "replicate", "transmit", "beacon", "register",
+                   "subscribe", "webhook", "callback"}
+_PATH_HEADS = {"path", "paths", "file", "files", "filepath", "filepaths", "filename", "filenames", "dir", "dirs",
+               "directory", "directories", "folder", "folders", "cwd", "workdir", "pathname"}
+_NOT_FS = {"url", "uri", "api", "json", "jq", "xml", "x", "xpath", "jsonpath", "key", "route", "http", "https",
+           "endpoint", "web", "css", "object", "s3", "gcs", "remote", "graph", "field", "property", "attr", "dot"}
+_REMOTE_SIBLINGS = {"owner", "repo", "repository", "repo_name", "bucket", "branch", "ref", "project_id", "drive_id",
+                    "container", "share_id"}
+_CONTENT = re.compile(r"\b(?:base64|contents?|bytes|data\s+uri|binary)\b", re.I)
+_ANYWHERE = re.compile(r"\b(?:any\s+(?:file|path|directory|folder|location)|absolute\s+paths?|anywhere|entire\s+(?:file\s*system|disk)"
+                       r"|outside\s+(?:the|of)|system\s+files?|home\s+director\w*|root\s+director\w*)\b|~/|/etc/|[a-z]:\\\\",
+                       re.I)
+
+
+def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str) -> str | None:
+    """command | sql | outbound | url | path | None, judged from the name, its schema and the text."""
+    ws = words(name)
+    if not ws or string_leaf(schema) is None:
+        return None
+    head, pdesc = ws[-1], _desc(schema)
+    context = pdesc + " " + ttext
+    if head in _CMD_HEADS or _CMD_DESC.search(pdesc):
+        return "command"
+    if head in _CODE_HEADS and _EXEC.search(context) and (head not in ("expression", "expr") or _CODE_LANG.search(context)):
+        return "command"
+    if "sql" in ws or (head in _QUERY_HEADS and (_SQL_WORD.search(pdesc) or _SQL_KEYWORD.search(pdesc)
+                                                 or (not _SEARCHY.search(pdesc) and _DB_CONTEXT.search(ttext)))):
+        return "sql"
+    leaf = string_leaf(schema) or {}
+    if head in _URL_HEADS or leaf.get("format") in _URL_FORMATS:
+        verbs = set(words(ttext, 300))
+        return "outbound" if set(ws) & _OUTBOUND_WORDS or verbs & _OUTBOUND_VERBS else "url"
+    if head in _PATH_HEADS and not set(ws) & _NOT_FS and not set(sibling_names) & _REMOTE_SIBLINGS:
+        if not (head.startswith("file") and (_CONTENT.search(pdesc) or leaf.get("contentEncoding"))):
+            return "path"
+    return None
+
+
+def _kinds(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str, dict, str]]:
+    ttext = tool_text(tool)[:_MAX_TEXT]
+    for path, name, sub, parent in params(tool.input_schema):
+        kind = param_kind(name, sub, properties(parent), ttext)
+        if kind:
+            yield path, name, string_leaf(sub) or {}, kind
+
+
+def host_pinned(leaf: dict) -> bool:
+    """A pattern naming a literal host after the scheme (`^https://api\\.example\\.com/`)."""
+    p = leaf.get("pattern")
+    if not real_pattern(p):
+        return False
+    after = p.split("://", 1)[1] if "://" in p else ""
+    return "\\." in after or "|" in after and "." in after
+
+
+@check("TSL540")
+def unbounded_command_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    for path, name, leaf, kind in _kinds(tool):
+        if kind == "command" and not real_pattern(leaf.get("pattern")):
+            yield ctx.at(tool, "input_schema", *path, param=name)
+
+
+@check("TSL541")
+def unbounded_sql_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    for path, name, leaf, kind in _kinds(tool):
+        if kind == "sql" and not real_pattern(leaf.get("pattern")):
+            yield ctx.at(tool, "input_schema", *path, param=name)
+
+
+@check("TSL542")
+def unrestricted_url_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    for path, name, leaf, kind in _kinds(tool):
+        if kind != "url" or host_pinned(leaf):
+            continue
+        if leaf.get("format") in _URL_FORMATS or real_pattern(leaf.get("pattern")):
+            # well-formed, but any host still goes, internal addresses included
+            yield ctx.at(tool, "input_schema", *path, param=name, why="only its form is checked", _severity=Severity.INFO)
+        else:
+            yield ctx.at(tool, "input_schema", *path, param=name, why="nothing constrains it")
+
+
+@check("TSL543")
+def unconstrained_path_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    caps = capabilities(tool)
+    for path, name, leaf, kind in _kinds(tool):
+        if kind != "path" or real_pattern(leaf.get("pattern")):
+            continue
+        wide = _ANYWHERE.search(_desc(leaf) + " " + _text(tool.description)[:_MAX_TEXT])
+        if wide or "delete" in caps:
+            why = ", and the tool deletes" if "delete" in caps else ", and the description invites any location"
+            yield ctx.at(tool, "input_schema", *path, param=name, why=why, _severity=Severity.WARNING)
+        else:
+            yield ctx.at(tool, "input_schema", *path, param=name, why="")
+
+
+# --- self-asserted permissions and caller identity ---------------------------------------------------
+
+_AUTHORITY = {"admin", "administrator", "superuser", "root", "sudo", "privileged", "elevated", "owner", "staff",
+              "internal", "trusted", "verified", "authenticated", "authorized", "authorised", "approved", "preapproved",
+              "consent", "consented", "whitelisted", "allowlisted", "god", "unrestricted"}
+_BYPASS_VERBS = {"skip", "bypass", "disable", "ignore", "override", "no", "without", "suppress"}
+_GUARDS = {"auth", "authentication", "authorization", "authorisation", "permission", "permissions", "approval",
+           "approvals", "confirmation", "confirm", "verification", "verify", "validation", "checks", "check", "security",
+           "policy", "policies", "acl", "limits", "limit", "rate", "review", "mfa", "2fa", "otp", "guard", "guards",
+           "sandbox", "safety", "safeguards", "audit", "consent", "restrictions", "login"}
+_UNSAFE = {"unsafe", "insecure", "dangerously", "yolo"}
+_ROLE_NAMES = {"role", "user_role", "access_level", "permission", "permissions", "privilege", "privileges",
+               "auth_level", "trust_level", "clearance", "access_role", "my_role", "caller_role", "acl", "grant"}
+_PRIVILEGED_VALUES = re.compile(r"^(?:admin\w*|root|owner|super\w*|sudo|system|god|elevated|privileged|all|\*|full\w*)$", re.I)
+_CHAT_ROLES = {"user", "assistant", "system", "tool", "developer", "model", "function"}
+_TARGET_SIBLINGS = {"user_id", "userid", "email", "member", "member_id", "invitee", "username", "login", "target_user",
+                    "principal", "account_id", "group_id", "team_id", "user", "users", "emails", "assignee"}
+_BYPASS_DESC = re.compile(r"\b(?:skip|skips|bypass\w*|ignor\w*|overrid\w*|without)\s+(?:the\s+|all\s+|any\s+)?"
+                          r"(?:\w+\s+)?(?:checks?|confirmation|approval|permissions?|validation|safeguards?|prompts?)\b", re.I)
+
+
+def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | None:
+    """authority | bypass | role | force | None for a parameter the model could set to grant itself power."""
+    ws = words(name)
+    if not ws or not isinstance(schema, dict) or schema.get("const") is False or schema.get("enum") == [False]:
+        return None
+    joined, wset = "_".join(ws), set(ws)
+    if wset & _BYPASS_VERBS and wset & (_GUARDS | _AUTHORITY) or wset & _UNSAFE or ws[0] == "bypass":
+        return "bypass"
+    if wset & _AUTHORITY and (len(ws) <= 3 or ws[0] in ("is", "as", "has", "run", "act")):
+        return "authority"
+    if joined in _ROLE_NAMES or ws[-1] in ("role", "privilege", "privileges", "clearance"):
+        enum = schema.get("enum") if isinstance(schema.get("enum"), list) else None
+        if enum is not None:
+            values = {str(v).lower() for v in enum}
+            if values <= _CHAT_ROLES or not any(_PRIVILEGED_VALUES.match(str(v)) for v in enum):
+                return None
+        return None if {s.lower() for s in siblings} & _TARGET_SIBLINGS else "role"
+    if ws[0] in ("force", "forced"):
+        return "bypass" if _BYPASS_DESC.search(_desc(schema)) else "force"
+    return None
+
+
+_PERMISSION_WHY = {
+    "authority": "claims authority the server should establish itself",
+    "bypass": "turns off a safeguard",
+    "role": "lets the model choose its own role",
+    "force": "forces past the server's own checks",
+}
+
+
+@check("TSL550")
+def self_asserted_permission_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    for path, name, sub, parent in params(tool.input_schema):
+        kind = permission_kind(name, sub, properties(parent))
+        if kind:
+            sev = {"_severity": Severity.INFO} if kind == "force" else {}
+            yield ctx.at(tool, "input_schema", *path, param=name, why=_PERMISSION_WHY[kind], **sev)
+
+
+_ACTOR_NAMES = {"as_user", "run_as", "runas", "act_as", "acting_as", "on_behalf_of", "behalf_of", "impersonate",
+                "impersonate_user", "impersonation", "acting_user", "acting_user_id", "actor", "actor_id", "caller",
+                "caller_id", "requester", "requester_id", "requestor", "requestor_id", "requesting_user",
+                "requesting_user_id", "current_user", "current_user_id", "effective_user", "login_as", "sudo_user",
+                "auth_user", "authenticated_user", "executing_user", "session_user", "as_account", "as_identity",
+                "as_role", "assume_role", "assume_identity", "switch_user", "su"}
+_IDENTITY_NAMES = {"user_id", "userid", "user", "username", "user_name", "account_id", "account", "uid", "email",
+                   "user_email", "identity", "principal", "tenant_id", "org_id", "customer_id"}
+_CALLER_DESC = re.compile(
+    r"\b(?:current(?:ly)?\s+(?:logged[- ]in\s+)?user|logged[- ]in\s+user|authenticated\s+user|requesting\s+user"
+    r"|calling\s+user|caller|acting\s+user|on\s+behalf\s+of|impersonat\w*|act(?:s|ing)?\s+as|run(?:s|ning)?\s+as"
+    r"|whose\s+(?:permissions|privileges|credentials|access)|(?:permissions|privileges|credentials)\s+of\s+(?:the|this)\s+user"
+    r"|user\s+making\s+the\s+request|your\s+(?:own\s+)?(?:user|account)\s*(?:id|name)?)\b", re.I)
+
+
+@check("TSL551")
+def caller_identity_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    for path, name, sub, _parent in params(tool.input_schema):
+        joined = "_".join(words(name))
+        if not isinstance(sub, dict) or "const" in sub:
+            continue
+        if joined in _ACTOR_NAMES or (joined in _IDENTITY_NAMES and _CALLER_DESC.search(_desc(sub))):
+            yield ctx.at(tool, "input_schema", *path, param=name)
+
+
+# --- exfiltration sinks ------------------------------------------------------------------------------
+
+_RECIPIENTS = {"to", "cc", "bcc", "recipient", "recipients", "recipient_email", "recipient_emails", "recipient_address",
+               "to_email", "to_emails", "email_to", "to_address", "to_addresses", "send_to", "sendto", "forward_to",
+               "reply_to", "to_number", "to_phone", "sms_to", "share_with", "target_email", "destination_email",
+               "destination_address", "recipient_phone", "recipient_number", "notify_email", "cc_emails", "bcc_emails",
+               "copy_to", "to_list", "bcc_list", "cc_list", "to_recipients", "cc_recipients", "bcc_recipients"}
+_CONTACTS = {"email", "emails", "email_address", "email_addresses", "address", "addresses", "phone", "phones",
+             "phone_number", "phone_numbers", "mobile", "mobile_number", "number", "invitee", "invitees", "attendees",
+             "contact", "contacts", "destination", "target", "user_email"}
+_READ_PARAMS = {"attachment", "attachments", "attach", "file", "files", "path", "paths", "file_path", "file_paths",
+                "filepath", "include_files", "query", "sql", "source", "sources", "document", "documents", "context",
+                "conversation", "history", "transcript", "data"}
+_READS = re.compile(r"\b(?:attach\w*|contents?\s+of|reads?|collects?|gathers?|exports?|dumps?|backs?\s+up|sync\w*"
+                    r"|conversation|chat\s+history|transcript|environment\s+variables|clipboard)\b", re.I)
+_NOT_RECIPIENT = {"date", "date-time", "time", "uri", "url"}
+
+
+def reads_data(tool: Tool) -> bool:
+    """The tool also takes local data in (files, queries, conversation), so a sink can carry it out."""
+    names = {"_".join(words(n)) for _p, n, _s, _o in params(tool.input_schema)}
+    return bool(names & _READ_PARAMS) or bool(_READS.search(_text(tool.description)[:_MAX_TEXT]))
+
+
+def _extra(tool: Tool) -> tuple[str, dict]:
+    if reads_data(tool):
+        return ", and the tool also takes local data in", {"_severity": Severity.ERROR}
+    return "", {}
+
+
+@check("TSL555")
+def arbitrary_recipient_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    sends = "send" in capabilities(tool)
+    extra = None
+    for path, name, sub, _parent in params(tool.input_schema):
+        joined, leaf = "_".join(words(name)), string_leaf(sub)
+        if leaf is None or real_pattern(leaf.get("pattern")) or leaf.get("format") in _NOT_RECIPIENT:
+            continue
+        if joined in _RECIPIENTS and (sends or joined != "to") or (sends and joined in _CONTACTS):
+            extra = extra or _extra(tool)
+            yield ctx.at(tool, "input_schema", *path, param=name, extra=extra[0], **extra[1])
+
+
+@check("TSL556")
+def outbound_url_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    extra = None
+    for path, name, leaf, kind in _kinds(tool):
+        if kind == "outbound" and not host_pinned(leaf):
+            extra = extra or _extra(tool)
+            yield ctx.at(tool, "input_schema", *path, param=name, extra=extra[0], **extra[1])
+
+
+# --- HTML or script in the output schema ---------------------------------------------------------------
+
+_ACTIVE_MEDIA = {"text/html", "application/xhtml+xml", "application/javascript", "text/javascript", "image/svg+xml",
+                 "application/ecmascript", "text/ecmascript"}
+_MARKUP_WORDS = {"html", "xhtml", "svg", "script", "scripts", "javascript", "js", "iframe", "markup"}
+_NOT_CONTENT = {"url", "uri", "link", "href", "id", "path", "file", "name", "type", "size", "length", "hash", "count",
+                "enabled", "mode", "version", "language", "lang"}
+_RAW_HTML = re.compile(r"\b(?:raw|unsanitized|unsanitised|unescaped|unfiltered|verbatim|arbitrary|full|executable|inline)"
+                       r"\s+(?:html|javascript|js|script|markup|svg)\b|<\s*script\b|\bnot\s+(?:sanitized|sanitised|escaped)\b",
+                       re.I)
+
+
+def active_content(name: Any, schema: dict) -> str | None:
+    """Why an output field lets HTML or script through, or None."""
+    leaf = string_leaf(schema)
+    if leaf is None or (real_pattern(leaf.get("pattern")) and re.search(r"\[\^[^\]]*<", leaf["pattern"])):
+        return None
+    media = leaf.get("contentMediaType") or schema.get("contentMediaType")
+    if isinstance(media, str) and media.split(";")[0].strip().lower() in _ACTIVE_MEDIA:
+        return f"contentMediaType {media.strip()[:40]}"
+    if leaf.get("format") == "html":
+        return "format html"
+    ws = words(name)
+    if ws and set(ws) & _MARKUP_WORDS and ws[-1] not in _NOT_CONTENT:
+        return "its name says markup"
+    match = _RAW_HTML.search(_desc(schema))
+    return f"its description says '{match.group(0)}'" if match else None
+
+
+@check("TSL560")
+def unsanitized_html_output(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    schema = tool.output_schema
+    if not isinstance(schema, dict):
+        return
+    root_why = active_content(None, schema) if "properties" not in schema else None
+    if root_why:
+        yield ctx.at(tool, "output_schema", field="the result", why=root_why)
+    for path, name, sub, _parent in params(schema):
+        why = active_content(name, sub) if isinstance(sub, dict) else None
+        if why:
+            yield ctx.at(tool, "output_schema", *path, field=name, why=why)
+
+
+# --- risky capability without a brake ----------------------------------------------------------------
+
+_READ_VERBS = {"get", "list", "read", "search", "fetch", "find", "view", "show", "describe", "count", "check",
+               "validate", "preview", "lookup", "inspect", "explain", "query", "dry", "estimate", "quote", "simulate",
+               "status", "history"}
+_CAP_WORDS = {
+    "delete": {"delete", "remove", "rm", "destroy", "drop", "purge", "wipe", "erase", "truncate", "unlink", "trash",
+               "uninstall", "terminate", "kill", "revoke", "shred", "nuke", "rmdir"},
+    "pay": {"pay", "purchase", "buy", "checkout", "charge", "refund", "payout", "donate", "tip", "withdraw", "wire",
+            "remit", "sendmoney", "order"},
+    "send": {"send", "forward", "reply", "broadcast", "tweet", "publish", "post", "dm", "invite", "notify", "sms",
+             "mail", "email", "share"},
+    "execute": {"execute", "exec", "run", "eval", "evaluate", "shell", "bash", "terminal", "spawn", "powershell",
+                "interpreter", "repl", "command", "cmd", "sudo"},
+}
+_NOT_EXEC = {"query", "queries", "sql", "search", "report", "reports", "analysis", "test", "tests", "check", "checks",
+             "lint", "workflow", "pipeline", "job", "build", "backup", "migration"}
+_CAP_DESC = {
+    "delete": re.compile(r"\b(?:permanently|irreversibly|irrevocably)\s+(?:delete|remove|erase|destroy|wipe)s?\b"
+                         r"|\b(?:deletes?|removes?|wipes?|erases?|destroys?|purges?)\s+(?:all|every|the\s+entire)\b"
+                         r"|\bdrop\s+(?:table|database|schema)\b|\brm\s+-rf\b", re.I),
+    "pay": re.compile(r"\b(?:transfer|send|wire|withdraw|move)s?\s+(?:the\s+)?(?:\w+\s+)?(?:funds|money|payments?|crypto\w*"
+                      r"|tokens|btc|eth|usdc|usdt)\b|\b(?:charges?|bills?)\s+the\s+(?:user|customer|card|account)\b"
+                      r"|\bplaces?\s+(?:an?\s+)?orders?\b|\bmakes?\s+(?:an?\s+)?payments?\b", re.I),
+    "send": re.compile(r"\bsends?\s+(?:an?\s+)?(?:e-?mails?|messages?|sms|texts?|notifications?|dms?|invitations?)\b", re.I),
+    "execute": re.compile(r"\b(?:execut\w*|runs?)\s+(?:an?\s+|any\s+|arbitrary\s+)?(?:shell\s+|bash\s+|terminal\s+|system\s+)?"
+                          r"commands?\b|\b(?:execut\w*|runs?|evaluat\w*)\s+(?:arbitrary\s+|any\s+)?(?:code|scripts?|javascript|python)\b",
+                          re.I),
+}
+_CAP_WHAT = {"delete": "deletes", "pay": "moves money or buys", "send": "sends messages", "execute": "runs code or commands"}
+_AMOUNT = {"amount", "value", "sum", "price", "quantity", "currency", "lamports", "wei", "sats"}
+_APPROVAL_KEYS = {"approvalrequired", "requiresapproval", "requireapproval", "needsapproval", "confirmationrequired",
+                  "requiresconfirmation", "requireconfirmation", "humanintheloop", "hitl", "humanapproval"}
+
+
+_SEND_ALWAYS = {"send", "forward", "reply", "broadcast", "tweet", "publish", "notify", "invite"}
+_COMMON_VERBS = _READ_VERBS | {"create", "update", "delete", "set", "add", "remove", "edit", "modify", "patch", "put",
+                               "manage", "configure", "archive", "mark", "move", "copy", "draft", "save", "upsert"}
+
+
+def _verb_at(ws: list[str], vocab: set[str]) -> bool:
+    """A word of `vocab` stands where the verb goes: first, or second after a namespace (`slack_post_message`)."""
+    return ws[0] in vocab or (len(ws) > 1 and ws[1] in vocab and ws[0] not in _COMMON_VERBS)
+
+
+def capabilities(tool: Tool) -> set[str]:
+    """delete | pay | send | execute, from the name's verbs and unambiguous description phrases."""
+    ws = words(tool.name)
+    caps: set[str] = set()
+    if ws and ws[0] not in _READ_VERBS:
+        wset = set(ws)
+        caps = {cap for cap, vocab in _CAP_WORDS.items() if wset & vocab}
+        if wset & _NOT_EXEC:
+            caps.discard("execute")  # `run_query`, `run_tests`: bounded jobs, not arbitrary execution
+        names = {"_".join(words(n)) for _p, n, _s, _o in params(tool.input_schema)}
+        if "transfer" in wset and names & _AMOUNT:
+            caps.add("pay")
+        if "send" in caps and not wset & _SEND_ALWAYS and not _verb_at(ws, _CAP_WORDS["send"]):
+            caps.discard("send")  # `update_email_settings`, `create_post`: the word is a noun there
+    desc = _text(tool.description)[:_MAX_TEXT]
+    caps |= {cap for cap, rx in _CAP_DESC.items() if rx.search(desc)}
+    return caps
+
+
+def _flat_keys(node: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:
+    """(normalised key, value) pairs of a metadata block and of the blocks nested in it (bounded)."""
+    if not isinstance(node, dict) or depth > 3:
+        return
+    for k, v in list(node.items())[:200]:
+        if isinstance(k, str):
+            yield re.sub(r"[^a-z0-9]", "", k.rsplit("/", 1)[-1].lower()), v
+            yield from _flat_keys(v, depth + 1)
+
+
+def approval_signal(tool: Tool) -> bool | None:
+    """True if metadata asks for approval, False if it explicitly waives it, None if it says nothing."""
+    found = None
+    raw = tool.raw if isinstance(tool.raw, dict) else {}
+    blocks = (tool.risk, tool.policy, tool.meta, {k: raw[k] for k in raw if k not in ("inputSchema", "outputSchema")})
+    for block in blocks:
+        for key, value in _flat_keys(block):
+            if key in _APPROVAL_KEYS and isinstance(value, bool):
+                found = True if value else (found if found else False)
+    return found
+
+
+def _annotations(tool: Tool) -> dict:
+    return tool.annotations if isinstance(tool.annotations, dict) else {}
+
+
+def marked_safe(tool: Tool, caps: set[str]) -> tuple[str, tuple[str, ...]] | None:
+    """The explicit claim that disarms a client's brake on a risky tool: (claim, pointer tokens)."""
+    ann = _annotations(tool)
+    if ann.get("readOnlyHint") is True:
+        return "readOnlyHint: true", ("annotations", "readOnlyHint")
+    harmful = caps & {"delete", "pay", "execute"}
+    if harmful and ann.get("destructiveHint") is False:
+        return "destructiveHint: false", ("annotations", "destructiveHint")
+    if harmful and approval_signal(tool) is False:
+        return "approval not required", ("risk",) if tool.risk is not None else ("name",)
+    risk = tool.risk if isinstance(tool.risk, dict) else {}
+    effect = risk.get("effect", risk.get("side_effect"))
+    if isinstance(effect, str) and effect.strip().lower() in ("read", "none", "read-only", "readonly", "read_only"):
+        return f"risk effect '{effect.strip()[:20]}'", ("risk", "effect" if "effect" in risk else "side_effect")
+    return None
+
+
+def _claim_hit(tool: Tool, ctx: Any, tokens: tuple[str, ...], **args: Any) -> Hit:
+    field_name = tokens[0]
+    return ctx.at(tool, field_name, *tokens[1:], **args)
+
+
+@check("TSL565")
+def risky_tool_marked_safe(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    caps = capabilities(tool)
+    claim = marked_safe(tool, caps) if caps else None
+    if claim:
+        what = " and ".join(_CAP_WHAT[c] for c in sorted(caps))
+        yield _claim_hit(tool, ctx, claim[1], what=what, claim=claim[0])
+
+
+@check("TSL566")
+def risky_tool_without_brake(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    caps = capabilities(tool)
+    if not caps or marked_safe(tool, caps):
+        return
+    ann = _annotations(tool)
+    braked = ann.get("destructiveHint") is True or approval_signal(tool) is True or (
+        ann.get("readOnlyHint") is False and ann.get("destructiveHint") is not False)
+    if braked:
+        return
+    what = " and ".join(_CAP_WHAT[c] for c in sorted(caps))
+    if tool.has_production_metadata:
+        yield ctx.at(tool, "name", what=what, why=" (its risk metadata leaves approval out)", _severity=Severity.WARNING)
+    elif "pay" in caps:
+        yield ctx.at(tool, "name", what=what, why="", _severity=Severity.WARNING)
+    elif tool.dialect == "mcp":
+        yield ctx.at(tool, "name", what=what, why=" (only the MCP default destructiveHint applies)")
+    else:
+        yield ctx.at(tool, "name", what=what, why="")
+
+
+# --- look-alike tools across servers ---------------------------------------------------------------------
+
+_CONFUSABLES = str.maketrans({
+    # Cyrillic
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+    "у": "y", "х": "x", "і": "l", "ї": "l", "ј": "j", "ѕ": "s", "ԁ": "d", "һ": "h", "ӏ": "l", "ԛ": "q", "ԝ": "w",
+    "ɡ": "g", "ү": "y", "ԍ": "g", "ո": "n", "ս": "u", "օ": "o",
+    # Greek
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "l", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u",
+    "χ": "x", "γ": "y", "ω": "w",
+    # Latin look-alikes and digits that pass for letters
+    "ı": "l", "i": "l", "ł": "l", "ß": "b", "0": "o", "1": "l", "3": "e", "5": "s", "|": "l", "!": "l",
+})
+_SEPARATORS = re.compile(r"[\s_\-.:/]+")
+_SKELETON_FOLDS = (("rn", "m"), ("vv", "w"))
+
+
+def skeleton(name: str) -> str:
+    """A name reduced to what a reader sees: case, separators, accents and confusables folded."""
+    s = unicodedata.normalize("NFKC", name[:256]).lower()
+    s = "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
+    s = unicodedata.normalize("NFKC", s).translate(_CONFUSABLES)
+    s = "".join(c for c in s if unicodedata.category(c) != "Cf")
+    s = _SEPARATORS.sub("", s)
+    for a, b in _SKELETON_FOLDS:
+        s = s.replace(a, b)
+    return s
+
+
+def server_label(server: Server) -> str:
+    return server.name if isinstance(server.name, str) and server.name else server.key
+
+
+def _by_skeleton(servers: list[Server]) -> dict[str, list[tuple[int, Tool]]]:
+    groups: dict[str, list[tuple[int, Tool]]] = {}
+    for i, server in enumerate(servers):
+        for tool in server.tools:
+            if isinstance(tool.name, str) and tool.name:
+                groups.setdefault(skeleton(tool.name), []).append((i, tool))
+    return groups
+
+
+def _clashes(servers: list[Server], exact: bool) -> Iterator[tuple[Tool, Tool, Server]]:
+    """(tool, the first clashing tool on another server, that server) for each name clash."""
+    if len(servers) < 2:
+        return
+    for group in _by_skeleton(servers).values():
+        if len({i for i, _t in group}) < 2:
+            continue
+        for i, tool in group:
+            others = [(j, t) for j, t in group if j != i and (t.name == tool.name) == exact]
+            if others:
+                yield tool, others[0][1], servers[others[0][0]]
+
+
+@check("TSL570", scope="run")
+def tool_name_collision_across_servers(servers: list[Server], ctx: Any) -> Iterator[Hit]:
+    for tool, _other, server in _clashes(servers, exact=True):
+        yield ctx.at(tool, "name", server=server_label(server))
+
+
+def how_alike(name: str, other: str) -> str:
+    """What separates two names with the same skeleton, in words a reviewer can check."""
+    odd = sorted({c for c in name + other if ord(c) > 127})
+    if odd:
+        return "look-alike characters " + ", ".join(f"U+{ord(c):04X}" for c in odd[:4])
+    if any(c.isdigit() for c in name + other) and re.sub(r"\d", "", name) != re.sub(r"\d", "", other):
+        return "digits standing in for letters"
+    return "differs in case or separators only" if _SEPARATORS.sub("", name).lower() == _SEPARATORS.sub("", other).lower() \
+        else "letters that look alike"
+
+
+@check("TSL571", scope="run")
+def lookalike_tool_name_across_servers(servers: list[Server], ctx: Any) -> Iterator[Hit]:
+    for tool, other, server in _clashes(servers, exact=False):
+        yield ctx.at(tool, "name", other=other.name, server=server_label(server), how=how_alike(tool.name, other.name))
+
+
+_BROAD_TRIGGER = re.compile(
+    r"\b(?:whenever|every\s*time|any\s*time|each\s+time)\b[^.\n]{0,80}?\b(?:mention\w*|says?|ask\w*|talks?|refers?|types?"
+    r"|wants?|needs?|requests?|uses?\s+(?:the\s+)?words?)\b"
+    r"|\b(?:use|call|invoke|choose|prefer|select|pick)\s+(?:this|me|it)(?:\s+tool)?\s+(?:for|on|with|in)\s+(?:any|all|every)\b"
+    r"|\bfor\s+(?:any|all|every)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:user\s+)?(?:requests?|tasks?|queries|query|questions?|messages?"
+    r"|prompts?|inputs?|operations?|purposes?)\b"
+    r"|\b(?:always|in\s+all\s+cases)\s+(?:use|call|invoke|prefer|choose)\s+(?:this|me)\b"
+    r"|\binstead\s+of\s+(?:any|other|the\s+other)\s+(?:\w+\s+)?tools?\b"
+    r"|\b(?:any|all)\s+(?:data|information|content|files?|text|notes?)\s+(?:the\s+user|they|you)\s+(?:might|may|could|will)\b"
+    r"|(?:只要|每当|无论何时|任何时候|一旦)[^。\n]{0,40}?(?:提到|提及|说|要求|询问|需要|输入)"
+    r"|(?:所有|任何|一切)(?:的)?(?:请求|任务|问题|情况|场景|数据)", re.I)
+_UNIVERSAL = re.compile(r"\b(?:any|all|every)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:user\s+)?(?:requests?|tasks?|quer\w+|questions?"
+                        r"|messages?|prompts?|inputs?|operations?|purposes?)\b|\binstead\s+of\b|所有|任何|一切", re.I)
+_STOP = {"the", "this", "that", "tool", "tools", "use", "used", "using", "any", "all", "every", "user", "users",
+         "mention", "mentions", "mentioned", "when", "whenever", "with", "for", "and", "from", "into", "your", "you",
+         "they", "them", "get", "list", "set", "call", "request", "requests", "also", "might", "may", "could", "will",
+         "need", "needs", "want", "wants", "say", "says", "ask", "asks", "time", "data", "information", "words",
+         "word", "other", "instead", "than", "then", "just", "only", "their", "about", "should", "must", "always",
+         "future", "access", "later", "some", "thing", "things", "like", "such", "type", "kind", "query", "task",
+         "tasks", "anything", "here", "there", "what", "which", "tell", "talk", "refers", "types"}
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in words(text, 4000) if len(w) >= 4 and w not in _STOP and not w.isdigit()}
+
+
+_SUFFIX = re.compile(r"(?:ings?|ages?|ed|es|ions?|ity|ies|s|e)$")
+
+
+def _stem(word: str) -> str:
+    stem = _SUFFIX.sub("", word)
+    return stem if len(stem) >= 3 else word
+
+
+def _related(a: set[str], b: set[str]) -> str | None:
+    """A word of `a` that shares its stem with a word of `b` (`store` / `storage`)."""
+    stems = {_stem(y) for y in b}
+    return next((x for x in sorted(a) if _stem(x) in stems), None)
+
+
+def _cjk_overlap(clause: str, other: str) -> str | None:
+    for i in range(max(0, len(clause) - 1)):
+        pair = clause[i:i + 2]
+        if all("\u4e00" <= c <= "\u9fff" for c in pair) and pair in other and pair not in ("用户", "使用", "工具", "提到"):
+            return pair
+    return None
+
+
+@check("TSL572", scope="run")
+def overbroad_tool_trigger(servers: list[Server], ctx: Any) -> Iterator[Hit]:
+    if len(servers) < 2:
+        return
+    for i, server in enumerate(servers):
+        others = [(t, s) for j, s in enumerate(servers) if j != i for t in s.tools if isinstance(t.name, str)]
+        for tool in server.tools:
+            desc = _text(tool.description)[:_MAX_TEXT]
+            m = _BROAD_TRIGGER.search(desc)
+            if not m or not others:
+                continue
+            clause = desc[max(0, m.start() - 120):m.end() + 160]
+            mine = _content_words(clause) | _content_words(" ".join(words(tool.name)))
+            for other, osrv in others:
+                otext = " ".join(words(other.name)) + " " + _text(other.description)[:300]
+                shared = _related(mine, _content_words(otext)) or _cjk_overlap(clause, otext)
+                if shared or _UNIVERSAL.search(desc, m.start(), m.end() + 40):
+                    yield ctx.at(tool, "description", quote=m.group(0), other=other.name, server=server_label(osrv))
+                    break
+
+
+def scan_text(text: str) -> list[str]:
+    """Every text pattern of this module run over one string (for bench/regex_stress.py)."""
+    rxs = [_CMD_DESC, _EXEC, _CODE_LANG, _SQL_WORD, _SQL_KEYWORD, _DB_CONTEXT, _SEARCHY, _CONTENT, _ANYWHERE,
+           _BYPASS_DESC, _CALLER_DESC, _READS, _RAW_HTML, _BROAD_TRIGGER, _UNIVERSAL, _TRIVIAL_PATTERN, *_CAP_DESC.values()]
+    out = [m.group(0) for rx in rxs for m in [rx.search(text)] if m]
+    out.append(skeleton(text))
+    out.extend(words(text))
+    return out
