@@ -1,0 +1,1419 @@
+"""Security, text side (TSL501-TSL539): instructions aimed at the model, hidden content, leaks.
+
+Every string of a tool that a model may read is scanned: name, title, descriptions, enum values,
+defaults, examples, output schema, annotations, `_meta`, and object keys. `tool_strings` walks them
+once with their pointers; each rule runs its own detector over each string and reports at most one
+finding per string (the most severe match), quoting a short span around it.
+
+All patterns run on attacker-controlled text and must stay linear on megabyte strings: no nested
+unbounded quantifiers, no lookaround after an unbounded run, gaps between words bounded. Where a
+match needs context (the character after a run, the path around a marker) the regex finds the
+anchor and plain Python looks around it. `scan_text` runs every detector on one string (used by
+bench/regex_stress.py).
+
+Severity comes from what was matched, never from anything the text says about itself: no marker,
+comment or wording in the input can switch a detector off.
+"""
+
+from __future__ import annotations
+
+import base64
+import bisect
+import binascii
+import ipaddress
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Iterator, NamedTuple
+
+from ..model import Hit, Severity, Tool, join_pointer
+from ..registry import check
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+# --------------------------------------------------------------------------------------------
+# Walking every string of a tool
+# --------------------------------------------------------------------------------------------
+
+MAX_STRINGS = 20_000  # strings scanned per tool; a definition with more is hostile anyway
+MAX_DEPTH = 64
+
+
+class Text(NamedTuple):
+    pointer: str  # absolute JSON pointer of the string (for a key: of the member it names)
+    where: str  # readable location relative to the tool, e.g. `inputSchema.properties.path.description`
+    text: str
+    ident: bool  # a name: the tool name, an object key, or a short value without spaces
+
+
+def _where(path: tuple[str | int, ...], key: bool = False) -> str:
+    out = ""
+    for tok in path:
+        out += f"[{tok}]" if isinstance(tok, int) else (("." if out else "") + tok)
+    out = out or "tool"
+    return f"key {out}" if key else out
+
+
+def tool_strings(tool: Tool) -> Iterator[Text]:
+    """Every string value and object key of the tool's own definition, in document order.
+
+    Bounded in depth and count, safe on shared nodes (YAML aliases) and on non-dict values.
+    """
+    raw, base = tool.raw, tool.pointer
+    if tool.dialect == "openai-chat" and isinstance(raw, dict) and isinstance(raw.get("function"), dict) \
+            and base.endswith("/function"):
+        base = base[: -len("/function")]
+    if not isinstance(raw, (dict, list)):
+        if isinstance(tool.name, str):
+            yield Text(tool.ptr("name"), "name", tool.name, True)
+        return
+    seen: set[int] = set()
+    stack: list[tuple[Any, str, tuple[str | int, ...]]] = [(raw, base, ())]
+    count = 0
+    while stack and count < MAX_STRINGS:
+        node, ptr, path = stack.pop()
+        if isinstance(node, str):
+            count += 1
+            yield Text(ptr, _where(path), node, len(node) <= 64 and not any(c.isspace() for c in node))
+            continue
+        if not isinstance(node, (dict, list)) or id(node) in seen or len(path) > 2 * MAX_DEPTH:
+            continue
+        seen.add(id(node))
+        items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        children = []
+        for k, v in items:
+            child_ptr = join_pointer(ptr, k)
+            if isinstance(k, str):
+                count += 1
+                yield Text(child_ptr, _where(path + (k,), key=True), k, True)
+            children.append((v, child_ptr, path + (k,)))
+        stack.extend(reversed(children))
+
+
+# --------------------------------------------------------------------------------------------
+# What the model sees: one normalised view of a string
+# --------------------------------------------------------------------------------------------
+
+INVISIBLE = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u00ad\u034f\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5"
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+BIDI_MARKS = "\u200e\u200f\u061c"
+# Cyrillic and Greek letters that look like Latin ones (Unicode confusables, the common subset)
+CONFUSABLES = {
+    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s",
+    "ԁ": "d", "һ": "h", "ӏ": "l", "ԛ": "q", "ԝ": "w", "ո": "n", "ց": "g",
+    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T",
+    "Х": "X", "І": "I", "Ј": "J", "Ѕ": "S", "Ү": "Y",
+    "ο": "o", "α": "a", "ν": "v", "ρ": "p", "ι": "i", "κ": "k", "υ": "u", "ϲ": "c", "ϳ": "j",
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
+    "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+}
+_FOLD: dict[int, Any] = {ord(c): None for c in INVISIBLE + BIDI + BIDI_MARKS}
+_FOLD.update({ord(k): v for k, v in CONFUSABLES.items()})
+_FOLD.update({cp: chr(cp - 0xE0000) for cp in range(0xE0020, 0xE007F)})  # tag characters spell ASCII
+_FOLD.update({cp: None for cp in (0xE0001, 0xE007F)})
+
+
+def model_view(text: str) -> str:
+    """The text with invisible characters removed, tag characters spelled out, look-alike
+    letters folded to Latin and compatibility forms (full-width letters) normalised.
+
+    Injection patterns run on this view, so `ig\u200bnore`, `ignоre` (Cyrillic o) and
+    full-width letters do not hide a phrase.
+    """
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", text.translate(_FOLD))
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    quote: str
+    kind: str = ""
+    severity: Severity | None = None  # None: the rule's own severity
+    count: int = 1
+
+
+@lru_cache(maxsize=16)
+def views(text: str) -> tuple[str, str]:
+    """(view, low): the model's view of `text` and its lower-case form, computed once per string.
+
+    `low` is what most patterns run on (case-sensitive patterns on lower-case text are several
+    times faster than IGNORECASE). When lower-casing keeps the length, indices into `low` are
+    indices into `view`, and quotes keep the original case.
+    """
+    view = model_view(text)
+    return view, view.lower()
+
+
+_WS_RUN = re.compile(r"\s+")
+
+
+def quote(text: str, start: int, end: int, pad: int = 20, limit: int = 60) -> str:
+    """A short span around text[start:end]: the match with a little context, whitespace squeezed."""
+    if end - start >= limit:
+        s, e = start, start + limit
+    else:
+        extra = (limit - (end - start)) // 2
+        s, e = max(0, start - min(pad, extra)), min(len(text), end + min(pad, extra))
+    span = _WS_RUN.sub(" ", text[s:e]).strip()
+    return ("..." if s > 0 else "") + span + ("..." if e < len(text) else "")
+
+
+def _rank(sev: Severity | None) -> int:
+    return int(sev) if sev is not None else int(ERROR) + 1  # the rule's default outranks explicit levels
+
+
+def _best(found: list[Found]) -> Found | None:
+    return max(found, key=lambda f: _rank(f.severity)) if found else None
+
+
+def _word_start(text: str, i: int) -> bool:
+    """No letter, digit or underscore glued before position i (a `\\b` the prefix scan can skip)."""
+    return i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_") or not text[i].isascii()
+
+
+def trie_pattern(words: set[str] | list[str]) -> str:
+    """A regex matching any of `words` (longest first), factored as a trie: one branch per first
+    character, so the engine's first-character scan and each attempt stay cheap."""
+    trie: dict = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict, top: bool = False) -> str:
+        chars = sorted(k for k in node if k)
+        alts = [re.escape(ch) + emit(node[ch]) for ch in chars]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        if len(alts) > 2 and not top:  # one class test rejects a dead end before trying each branch
+            body = "(?=[" + "".join(re.escape(c) for c in chars) + "])" + body
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(trie, top=True)
+
+
+_ALL_TRIGGERS: set[str] = set()  # filled while this module is imported, read-only afterwards
+
+
+class Triggers:
+    """Literal words (lower case) that every pattern of a detector starts with.
+
+    All detectors share one scan per string for the union of their trigger words (`_trigger_index`);
+    a detector then tries its full pattern only at the positions of its own words. A word that starts
+    with a letter or digit must start a word in the text.
+    """
+
+    def __init__(self, words: list[str]):
+        self.words = tuple(sorted({w.lower() for w in words}))
+        _ALL_TRIGGERS.update(self.words)
+        self._relevant: frozenset[str] | None = None
+
+    def positions(self, text: str) -> list[int]:
+        if self._relevant is None:  # index words that start with one of ours (the scan keeps the longest)
+            self._relevant = frozenset(w for w in _ALL_TRIGGERS if w.startswith(self.words))
+        index = _trigger_index(text)
+        out = [p for w, ps in index.items() if w in self._relevant for p in ps]
+        out.sort()
+        return out
+
+
+@lru_cache(maxsize=1)
+def _trigger_rxs() -> tuple[re.Pattern, ...]:
+    """One trie pattern per first character: a pattern whose first step is a single literal is
+    scanned for at C speed, while one big alternation would try every branch at each candidate.
+    Words starting with a letter or digit must start a word: a look-behind placed after the first
+    literal rejects `no` inside `ignore` without losing the fast scan."""
+    groups: dict[str, set[str]] = {}
+    for w in _ALL_TRIGGERS:
+        groups.setdefault(w[0], set()).add(w)
+    out = []
+    for first, words in sorted(groups.items()):
+        pat = trie_pattern(words)
+        if first.isascii() and first.isalnum():
+            c = re.escape(first)
+            pat = c + r"(?<!\w" + c + ")(?:" + trie_pattern({w[1:] for w in words if len(w) > 1}) + ")" + \
+                ("?" if first in words else "")
+        out.append(re.compile(pat))
+    return tuple(out)
+
+
+@lru_cache(maxsize=16)
+def _trigger_index(text: str) -> dict[str, list[int]]:
+    """Trigger word -> positions in the lower-case view of `text`."""
+    low = views(text)[1]
+    index: dict[str, list[int]] = {}
+    for rx in _trigger_rxs():
+        for m in rx.finditer(low):
+            index.setdefault(m.group(), []).append(m.start())
+    return index
+
+
+def trigger_matches(trig: Triggers, rx: re.Pattern, text: str, on: str = "low", start: int = 0,
+                    end: int | None = None, must: Triggers | None = None, window: int = 160) -> Iterator[re.Match]:
+    """Matches of `rx` in the `on` form of `text` ("low" or "view"), tried only where one of
+    `trig`'s words occurs (and, with `must`, where that pattern occurs within `window` after it)."""
+    view, low = views(text)
+    target = low if on == "low" else view
+    if len(view) != len(low) and on == "view":  # positions of `low` do not map onto `view`: rare, scan it
+        positions = [m.start() for m in re.finditer(trie_pattern(set(trig.words)), view, re.IGNORECASE)]
+    else:
+        positions = trig.positions(text)
+    stop = len(target) if end is None else end
+    after = must.positions(text) if must is not None else None
+    for p in positions:
+        if after is not None:
+            i = bisect.bisect_right(after, p)
+            if i == len(after) or after[i] > p + window:
+                continue
+        if start <= p < stop:
+            m = rx.match(target, p)
+            if m:
+                yield m
+
+
+class Alternatives:
+    """Several patterns tried at once, each naming its kind and severity.
+
+    Every alternative must start with one of `triggers` (on "low" the text is lower-case, so the
+    patterns are too; on "view" they may be case-sensitive). The text is scanned once, at C speed,
+    for all detectors' trigger words; the full pattern is only tried where they occur.
+    """
+
+    def __init__(self, alts: list[tuple[str, str, Severity | None]], triggers: list[str], on: str = "low",
+                 must: list[str] | None = None, window: int = 160):
+        self.must = Triggers(must) if must else None  # one of these words must follow a trigger within `window`
+        self.window = window
+        self.meta: dict[str, tuple[str, Severity | None]] = {}
+        parts = []
+        for i, (pat, kind, sev) in enumerate(alts):
+            parts.append(f"(?P<_{i}>{pat})")
+            self.meta[f"_{i}"] = (kind, sev)
+        self.rx = re.compile("|".join(parts))
+        self.triggers = Triggers(triggers)
+        self.on = on
+
+    def matches(self, text: str) -> Iterator[tuple[re.Match, str, Severity | None]]:
+        for m in trigger_matches(self.triggers, self.rx, text, self.on, must=self.must, window=self.window):
+            kind, sev = self.meta[m.lastgroup or ""]
+            yield m, kind, sev
+
+    def search(self, text: str, accept: Callable[[re.Match], bool] | None = None) -> Found | None:
+        """The most severe match (quoted from the model's view when indices map onto it)."""
+        view, low = views(text)
+        src = view if len(view) == len(low) else low
+        best: Found | None = None
+        for m, kind, sev in self.matches(text):
+            if accept is not None and not accept(m):
+                continue
+            f = Found(quote(src, m.start(), m.end()), kind, sev)
+            if best is None or _rank(sev) > _rank(best.severity):
+                best = f
+            if sev is None or sev is ERROR:
+                break
+        return best
+
+
+# --------------------------------------------------------------------------------------------
+# Injection: instructions aimed at the model
+# --------------------------------------------------------------------------------------------
+
+_S = r"\s{1,3}"  # a bounded gap between two words
+
+_STRONG_VERBS = ("ignore", "disregard", "forget", "pay", "do", "don", "stop", "no")
+_STRONG_NOUNS = ("instruction", "system", "directive", "guardrail", "programming")
+_PRIOR = re.compile(r"(?:previous|prior|preceding|earlier|above|former|original|initial|your|system|safety|"
+                    r"security|developer|all|any|every|other)\b")
+_PRIOR_STRICT = re.compile(r"(?:previous|prior|preceding|earlier|above|former|original|initial|your)\b")
+
+_OVERRIDE_VERB = Alternatives([
+    (r"(?P<verb>ignore|disregard|forget|override|overrule|bypass|discard|abandon|set" + _S + r"aside|pay" + _S + r"no"
+     + _S + r"attention" + _S + r"to|do" + _S + r"not" + _S + r"follow|don['’]?t" + _S + r"follow|stop" + _S +
+     r"following|no" + _S + r"longer" + _S + r"follow)" + _S + r"(?P<gap>(?:[\w'’-]{1,20}" + _S + r"){0,3}?)"
+     r"(?P<noun>instructions?|system" + _S + r"prompts?|system" + _S + r"messages?|prompts?|directives?|guidelines|"
+     r"guardrails|programming|rules|constraints|restrictions|policies|context|messages)\b", "override", None),
+], ["ignore", "disregard", "forget", "override", "overrule", "bypass", "discard", "abandon", "set", "pay", "do", "don",
+    "stop", "no"], must=["instruction", "system", "prompt", "directive", "guideline", "guardrail", "programming", "rule",
+                         "constraint", "restriction", "polic", "context", "message"], window=120)
+_OVERRIDE = Alternatives([
+    (r"(?:above|previous|prior|earlier|preceding|original|old)" + _S + r"(?:instructions?|rules|prompts?|directives?|"
+     r"guidelines)" + _S + r"(?:is|are|was|were|have" + _S + r"been|has" + _S + r"been)" + _S + r"(?:now" + _S + r")?"
+     r"(?:void|obsolete|outdated|cancell?ed|revoked|superseded|invalid|replaced|no" + _S + r"longer)", "override", None),
+    (r"(?:supersedes?|overrides?|replaces?|takes?" + _S + r"precedence" + _S + r"over|has" + _S + r"priority" + _S +
+     r"over|outranks?|trumps?)" + _S + r"(?:(?:all|any|the|your|every)" + _S + r"){0,2}(?:previous|prior|earlier|other|"
+     r"system|developer|original)" + _S + r"(?:instructions?|prompts?|directives?|guidelines|rules|system" + _S +
+     r"prompts?)", "override", None),
+    (r"from" + _S + r"now" + _S + r"on,?" + _S + r"(?:you" + _S + r"(?:are|will|must|should|shall)|always|never|"
+     r"ignore|only)\b", "role change", None),
+    (r"you" + _S + r"are" + _S + r"now" + _S + r"(?:in" + _S + r")?(?:an?" + _S + r")?(?:unrestricted|unfiltered|"
+     r"jailbroken|uncensored|dan|developer" + _S + r"mode|admin(?:istrator)?" + _S + r"mode|god" + _S + r"mode|root|"
+     r"free" + _S + r"of)\b", "role change", None),
+    (r"(?:enter|switch" + _S + r"to|activate|enable)" + _S + r"(?:developer|god|admin|dan|jailbreak|unrestricted)"
+     + _S + r"mode\b", "role change", None),
+    (r"your" + _S + r"(?:new|real|true|actual)" + _S + r"(?:role|task|instructions?|purpose|goal|objective|directive)s?"
+     + _S + r"(?:is|are)\b", "role change", None),
+    (r"new" + _S + r"(?:system" + _S + r")?instructions?\s{0,3}:", "override", None),
+    # Chinese
+    (r"(?:忽略|无视|忽视|不要理会|不理会|不用理会|忘记|忘掉|抛开|放弃|绕过|跳过|别管)掉?"
+     r"(?:之前|以前|先前|此前|上面|上述|以上|前面|所有|全部|一切|任何|原有|原来|原先|你的|其他|其它)"
+     r"[的\s]{0,2}(?:所有|全部|一切)?[\u4e00-\u9fff]{0,4}?(?:指令|指示|提示词|提示|设定|约束|规则|要求|命令|限制|规定)",
+     "override", None),
+    (r"(?:之前|以前|上面|上述|以上|先前|原来)的(?:所有)?(?:指令|指示|规则|设定|提示)(?:已经?|都|全部)?"
+     r"(?:作废|无效|失效|过时|不再适用)", "override", None),
+    (r"从现在(?:开始|起)[,，]?\s{0,2}你", "role change", None),
+    (r"你(?:现在)?(?:的)?(?:新|真正的?)(?:任务|指令|角色|身份)是", "role change", None),
+    # Japanese
+    (r"(?:以前|前|上記|これまで|すべて|全て|先程|既存|元)の(?:指示|命令|指令|プロンプト|ルール|設定)(?:は|を)"
+     r"(?:すべて|全て)?(?:無視|忘れ)", "override", None),
+    (r"(?:指示|命令|ルール|プロンプト)を無視して", "override", None),
+], ["above", "previous", "prior", "earlier", "preceding", "original", "old",
+    "supersede", "replace", "take", "has", "outrank", "trump", "from", "you", "enter", "switch", "activate", "enable",
+    "your", "new", "忽略", "无视", "忽视", "不要理会", "不理会", "不用理会", "忘记", "忘掉", "抛开", "放弃", "绕过", "跳过",
+    "别管", "之前", "以前", "上面", "上述", "以上", "先前", "原来", "从现在", "你", "以前", "前", "上記", "これまで", "すべて",
+    "全て", "先程", "既存", "元", "指示", "命令", "ルール", "プロンプト"])
+
+
+def _override_ok(m: re.Match) -> bool:
+    if m.group("verb") is None:
+        return True
+    verb, gap, noun = m["verb"], m["gap"], m["noun"]
+    strong_noun = noun.startswith(_STRONG_NOUNS)
+    if verb.startswith(_STRONG_VERBS):
+        return (strong_noun and not noun.startswith("prompt")) or bool(
+            _PRIOR.search(gap) and (strong_noun or noun.startswith("prompt") or _PRIOR_STRICT.search(gap)))
+    return bool(_PRIOR_STRICT.search(gap))
+
+
+def detect_override(text: str) -> Found | None:
+    return _OVERRIDE_VERB.search(text, _override_ok) or _OVERRIDE.search(text)
+
+
+_USER = r"(?:the" + _S + r")?(?:user|users|human|customer|client|operator|requester|person)\b"
+_CONCEAL = Alternatives([
+    (r"(?:do" + _S + r"not|don['’]?t|never|must" + _S + r"not|mustn['’]?t|should" + _S + r"not|shouldn['’]?t|avoid|"
+     r"without)" + _S + r"(?:ever" + _S + r")?(?:tell(?:ing)?|inform(?:ing)?|mention(?:ing)?|reveal(?:ing)?|"
+     r"disclos(?:e|ing)|show(?:ing)?|notify(?:ing)?|alert(?:ing)?|explain(?:ing)?|report(?:ing)?|let(?:ting)?|"
+     r"say(?:ing)?|acknowledg(?:e|ing)|admit(?:ting)?|surfac(?:e|ing))\b[^.!?\n]{0,50}?\b" + _USER, "concealment", None),
+    (r"(?:keep|hide)" + _S + r"(?:this|it|these|that|them|the" + _S + r"\w{1,20})" + _S + r"(?:\w{1,20}" + _S + r")?"
+     r"(?:secret|hidden|confidential|private|invisible)" + _S + r"from" + _S + _USER, "concealment", None),
+    (r"user" + _S + r"(?:must|should|does|do|need|needs|will|can)\s{0,3}(?:not|n['’]t|never)" + _S + r"(?:to" + _S +
+     r")?(?:know|see|be" + _S + r"told|be" + _S + r"informed|find" + _S + r"out|notice|learn|be" + _S + r"aware)\b",
+     "concealment", None),
+    (r"(?:this|these)" + _S + r"(?:instructions?|notes?|sections?|steps?|text)" + _S + r"(?:is|are)" + _S +
+     r"(?:hidden|invisible|not" + _S + r"(?:shown|visible|displayed))" + _S + r"(?:to|from)" + _S + _USER,
+     "concealment", None),
+    (r"(?:silently|secretly|covertly|quietly|discreetly|invisibly|stealthily)" + _S + r"(?:also" + _S + r")?"
+     r"(?:call|send|forward|copy|add|include|upload|read|run|execute|invoke|bcc|cc|exfiltrate|post|transmit|attach|"
+     r"append|collect|save|store|share|email)\b", "covert action", None),
+    (r"(?:do" + _S + r"not|don['’]?t|never)" + _S + r"(?:ask|request|seek|wait" + _S + r"for)" + _S + r"(?:the" + _S +
+     r"user" + _S + r")?(?:for" + _S + r")?(?:the" + _S + r"user['’]?s?" + _S + r")?(?:confirmation|permission|"
+     r"approval|consent)\b", "skip confirmation", WARNING),
+    # Chinese
+    (r"(?:不要|别|切勿|请勿|不得|不能|不可|勿|禁止|无需|不必)(?:向|对|跟|给)用户(?:告诉|告知|提及|提到|透露|通知|说明|"
+     r"显示|展示|解释|报告|汇报)", "concealment", None),
+    (r"(?:不要|别|切勿|请勿|不得|不能|勿|禁止)(?:告诉|告知|提及|提到|透露|通知|让)(?:给)?用户", "concealment", None),
+    (r"不要让用户(?:知道|发现|察觉|看到|注意到)", "concealment", None),
+    (r"(?:对|向)用户(?:保密|隐瞒|隐藏)|(?:瞒着|背着)用户", "concealment", None),
+    (r"(?:悄悄|偷偷|暗中|秘密|静默|私下)地?(?:调用|发送|转发|读取|上传|抄送|密送|执行|附上|收集|保存)",
+     "covert action", None),
+    # Japanese
+    (r"ユーザー(?:に|には|へ)(?:は)?(?:伝え|知らせ|言わ|教え|見せ|報告し)(?:ない|ず|るな)", "concealment", None),
+    (r"ユーザー(?:に|には)(?:秘密|内緒)", "concealment", None),
+], ["do", "don", "never", "must", "should", "avoid", "without", "keep", "hide", "user", "this",
+    "these", "silently", "secretly", "covertly", "quietly", "discreetly", "invisibly", "stealthily", "不", "别", "切勿",
+    "请勿", "勿", "禁止", "无需", "对", "向", "瞒着", "背着", "悄悄", "偷偷", "暗中", "秘密", "静默", "私下", "ユーザー"])
+
+
+def detect_concealment(text: str) -> Found | None:
+    view, low = views(text)
+    return _CONCEAL.search(text)
+
+
+_THIS = r"this" + _S + r"(?:tool|function|server|plugin|action)"
+_OTHER_TOOLS = (r"(?:any|all|every|each)" + _S + r"(?:of" + _S + r"the" + _S + r")?other" + _S +
+                r"(?:tools?|functions?|plugins?|servers?|actions?)")
+_PRIORITY = Alternatives([
+    (r"before" + _S + r"(?:using|calling|invoking|running|selecting|trying|choosing)" + _S + _OTHER_TOOLS,
+     "before any other tool", ERROR),
+    (r"(?:instead" + _S + r"of|rather" + _S + r"than|in" + _S + r"place" + _S + r"of|over)" + _S + r"(?:using" + _S +
+     r"|calling" + _S + r")?(?:any|all|every|the)" + _S + r"other" + _S + r"(?:tools?|functions?|servers?|plugins?)",
+     "instead of other tools", ERROR),
+    (r"(?:do" + _S + r"not|don['’]?t|never|must" + _S + r"not)" + _S + r"(?:use|call|invoke|select|choose|run)" + _S +
+     r"(?:any" + _S + r")?(?:other|different|alternative)" + _S + r"(?:tools?|functions?|servers?|plugins?)\b",
+     "exclusive use", ERROR),
+    (r"(?:call|use|invoke|run)" + _S + _THIS + _S + r"(?:for|on|with|in|after)" + _S + r"(?:every|each|all|any)" + _S +
+     r"(?:single" + _S + r")?(?:request|message|query|task|prompt|turn|conversation|question|input|response)s?\b",
+     "every request", ERROR),
+    (r"(?:always|must|should|first)" + _S + r"(?:be" + _S + r")?(?:call|use|invoke|run|select|choose|prefer|called|"
+     r"used|invoked)" + _S + _THIS + _S + r"(?:first|before)\b", "call first", None),
+    (_THIS + _S + r"(?:must|should|shall)" + _S + r"(?:always" + _S + r")?be" + _S + r"(?:called|used|invoked|run|"
+     r"selected)" + _S + r"(?:first|before" + _S + r"(?:anything|any|all|every))", "call first", None),
+    (_THIS + _S + r"(?:takes|has|gets)" + _S + r"(?:absolute" + _S + r"|top" + _S + r"|highest" + _S + r")?"
+     r"(?:priority|precedence)" + _S + r"over" + _S + r"(?:all|any|every|other)", "precedence", ERROR),
+    (r"(?:highest|top|absolute)[- ]priority" + _S + r"(?:tool|function)\b", "precedence", None),
+    # Chinese
+    (r"(?:优先|首先|总是|始终|务必|必须|一律)(?:调用|使用|选择|选用)(?:本|此|这个|该)(?:工具|函数|插件)", "priority", ERROR),
+    (r"(?:调用|使用)(?:任何|其他|其它|所有|别的)(?:其他|其它)?(?:工具|函数)(?:之前|前)", "before any other tool", ERROR),
+    (r"(?:不要|禁止|切勿|不得|不能|请勿)(?:再)?(?:调用|使用)(?:任何)?(?:其他|其它|别的)(?:工具|函数)", "exclusive use", ERROR),
+    (r"(?:本|此|这个|该)工具(?:的)?优先级(?:最高|高于)", "precedence", ERROR),
+    # Japanese
+    (r"(?:他の|ほかの|別の)ツール(?:より|の)(?:先|前)に|最初にこのツールを(?:呼び出|使用|使)|常にこのツールを(?:優先|最初)",
+     "priority", ERROR),
+], ["before", "instead", "rather", "in", "over", "do", "don", "never", "must", "call", "use",
+    "invoke", "run", "always", "should", "first", "this", "highest", "top", "absolute", "优先", "首先", "总是", "始终",
+    "务必", "必须", "一律", "调用", "使用", "不要", "禁止", "切勿", "不得", "不能", "请勿", "本", "此", "这个", "该", "他の",
+    "ほかの", "別の", "最初", "常に"])
+
+
+def detect_priority(text: str) -> Found | None:
+    view, low = views(text)
+    return _PRIORITY.search(text)
+
+
+_MARKUP_LOW = Alternatives([
+    (r"</?(?:system|system[-_ ]?(?:prompt|message|instructions?|override)|sys|admin|developer|"
+     r"im_start|im_end|assistant)\s{0,3}>", "system/role", ERROR),
+    (r"<\|(?:im_start|im_end|system|user|assistant|endoftext|start_header_id|end_header_id|eot_id)\s{0,3}\|>",
+     "chat template", ERROR),
+    (r"system" + _S + r"(?:prompt|message|override|instructions?)\s{0,3}:", "system/role", ERROR),
+    (r"</?(?:important|secret|hidden|note[-_ ]?(?:to|for)[-_ ]?(?:the[-_ ])?(?:ai|llm|model|assistant|"
+     r"agent)|(?:ai|llm|model|assistant|agent)[-_ ]?(?:instructions?|only|note))\s{0,3}>", "emphasis", ERROR),
+    (r"</?(?:instructions?|critical|mandatory|priority|override|rules)\s{0,3}>", "emphasis", WARNING),
+], ["<system", "<sys", "<admin", "<developer", "<im_", "<assistant", "<|", "</", "<important",
+    "<secret", "<hidden", "<note", "<ai", "<llm", "<model", "<agent", "<instruction", "<critical", "<mandatory",
+    "<priority", "<override", "<rules", "system"])
+_MARKUP_CASE = Alternatives([
+    (r"\[/?INST\]|<</?SYS>>", "chat template", ERROR),
+    (r"\[(?:SYSTEM|ADMIN|DEVELOPER)(?:[ \t]{1,3}(?:MESSAGE|NOTE|OVERRIDE|PROMPT|INSTRUCTIONS?))?\s{0,3}\]",
+     "system/role", ERROR),
+], ["[inst", "[/inst", "<<sys", "<</sys", "[system", "[admin", "[developer"], on="view")
+_ROLE_LINE = re.compile("|".join(  # flat alternatives, each opening with a literal (fast scan)
+    [w + r"(?:[ \t]{1,3}(?:PROMPT|MESSAGE|OVERRIDE|NOTE|INSTRUCTIONS?|UPDATE))?[ \t]{0,3}:"
+     for w in ("SYSTEM", "ADMIN", "DEVELOPER", "ASSISTANT")]
+    + [w + r"[\]】)）]?[ \t]{0,3}[:：]" for w in ("系统提示", "系统指令", "系统消息", "系统", "システムプロンプト",
+                                             "システムメッセージ", "システム")]))
+_LINE_LEAD = re.compile(r"[ \t>*#\[【(（]{0,8}")
+
+
+def detect_markup(text: str) -> Found | None:
+    view, low = views(text)
+    found = [f for f in (_MARKUP_LOW.search(text), _MARKUP_CASE.search(text)) if f]
+    for n, m in enumerate(_ROLE_LINE.finditer(view)):  # `SYSTEM:` as a role label at a line start
+        if n >= 2000:
+            break
+        line_start = view.rfind("\n", 0, m.start()) + 1
+        if m.start() - line_start <= 8 and _LINE_LEAD.fullmatch(view, line_start, m.start()):
+            found.append(Found(quote(view, m.start(), m.end()), "system/role", ERROR))
+            break
+    return _best(found)
+
+
+_TRIGGER = re.compile(
+    r"(?:when(?:ever)?|if|each\s+time|every\s+time|before|after|while|once)\b[^.!?\n]{0,60}?\b"
+    r"(?:use[sd]?|using|call(?:s|ed|ing)?|invok(?:e[sd]?|ing)|run(?:s|ning)?|execut(?:e[sd]?|ing)|"
+    r"sen(?:d|ds|t|ding)|transfer(?:s|red|ring)?|pay(?:s|ing)?|mak(?:e|es|ing)\s+(?:a\s+)?(?:payment|transfer))\b")
+_ADDR = (r"(?:[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|https?://[^\s\"'<>)]{3,200}|(?:iban\s{0,3})?"
+         r"[a-z]{2}\d{2}[a-z0-9]{10,30}|0x[0-9a-f]{40})")
+_REDIRECT = re.compile(
+    r"(?:(?:bcc|cc|blind[- ]copy|forward|redirect|reroute|mirror|copy|send|deliver|route|post|upload)"
+    r"(?:" + _S + r"(?:it|them|this|that|everything|all|a" + _S + r"cop(?:y|ies)|the" + _S + r"\w{1,20}(?:" + _S +
+    r"\w{1,20})?|all" + _S + r"\w{1,20}|every" + _S + r"\w{1,20}|each" + _S + r"\w{1,20}))?" + _S + r"(?:(?:to|at|via)"
+    + _S + r")?|(?:change|replace|set|override|rewrite|switch|update)" + _S + r"(?:the" + _S + r")?(?:recipients?|"
+    r"to[- ]address|destination|target|account|iban|wallet|address|url|endpoint|webhook|email|payee|beneficiary)" + _S +
+    r"(?:to|with)" + _S + r"|(?:add|include|append)" + _S + r")" + _ADDR)
+_UNIVERSAL = re.compile(
+    r"(?:all|every|any|each)" + _S + r"(?:outgoing" + _S + r"|outbound" + _S + r")?(?:emails?|e-mails?|messages?|"
+    r"payments?|transfers?|transactions?|invoices?|files?|uploads?|requests?|replies|notifications?)" + _S +
+    r"(?:\w{1,20}" + _S + r"){0,4}?(?:must|should|shall|need" + _S + r"to|have" + _S + r"to|are" + _S + r"to)" + _S +
+    r"(?:also" + _S + r"|always" + _S + r")?(?:be" + _S + r")?(?:sent|bcc['’]?d|cc['’]?d|copied|forwarded|redirected|"
+    r"routed|delivered|mirrored|uploaded)" + _S + r"(?:to|via)\b")
+_REDIRECT_TRIGGER = Triggers(["bcc", "cc", "blind", "forward", "redirect", "reroute", "mirror", "copy", "send",
+                                     "deliver", "route", "post", "upload", "change", "replace", "set", "override",
+                                     "rewrite", "switch", "update", "add", "include", "append"])
+_UNIVERSAL_TRIGGER = Triggers(["all", "every", "any", "each"])
+_ASSERTIVE = re.compile(r"\b(?:always|also|must|should|make\s+sure|ensure|remember|additionally|important|required|"
+                        r"mandatory)\b")
+_DEPRECATED = re.compile(r"(?:tool|function)" + _S + r"(?:is|has" + _S + r"been|was)" + _S + r"(?:now" + _S + r")?"
+                         r"(?:deprecated|broken|disabled|unsafe|compromised|replaced|removed|unavailable|outdated)\b")
+_NAME_BEFORE = re.compile(r"[`'\"]?([A-Za-z_][\w.\-]{1,63})[`'\"]?\s{1,3}$")
+_USE_THIS = re.compile(r"(?:use|call)" + _S + r"this" + _S + r"(?:tool|one|function)\b")
+_SHADOW_ZH = Alternatives([
+    (r"(?:调用|使用|执行)[^。.!！?？\n]{1,30}?(?:时|之前|之后|前|后)[^。!！?？\n]{0,40}?"
+     r"(?:抄送|密送|转发|同时发送|另外发送|一并发送|改为|替换为|改成)", "shadowing", None),
+    (r"所有(?:的)?(?:邮件|消息|付款|转账|文件)[^。!！?？\n]{0,20}?(?:都)?(?:必须|需要|要|应)?(?:抄送|密送|转发|发送到|发送给)",
+     "shadowing", None),
+], ["调用", "使用", "执行", "所有"])
+
+
+def detect_shadowing(text: str, own: frozenset[str] = frozenset()) -> Found | None:
+    """Instructions about what happens when *other* tools run (tool shadowing), or claims that
+    another server's tool is broken and this one should be used instead (masquerading)."""
+    view, low = views(text)
+    src = view if len(view) == len(low) else low
+    for m in trigger_matches(_REDIRECT_TRIGGER, _REDIRECT, text):
+        lo = max(0, m.start() - 200)
+        trig = None
+        for trig in _TRIGGER.finditer(low, lo, m.start()):
+            pass
+        if trig is not None or _ASSERTIVE.search(low, max(0, m.start() - 40), m.start()):
+            s = trig.start() if trig is not None else m.start()
+            return Found(quote(src, s, m.end(), pad=0, limit=90), "shadowing")
+    m = next(trigger_matches(_UNIVERSAL_TRIGGER, _UNIVERSAL, text), None)
+    if m:
+        return Found(quote(src, m.start(), m.end()), "shadowing")
+    for n, m in enumerate(_DEPRECATED.finditer(low)):
+        if n >= 256:
+            break
+        name = _NAME_BEFORE.search(src, max(0, m.start() - 70), m.start())
+        if name and name.group(1) not in own and name.group(1).lower() not in ("this", "that", "the", "old", "previous") \
+                and _USE_THIS.search(low, m.end(), m.end() + 120):
+            return Found(quote(src, name.start(), m.end()), "masquerading")
+    return _SHADOW_ZH.search(text)
+
+
+_CAPTURE_VERB = (r"(?:include|pass|put|insert|add|provide|send|copy|paste|append|attach|fill(?:" + _S + r"in)?|dump|"
+                 r"forward|embed|supply|enter|write|share|submit|upload|repeat|echo|place|store|record|transmit|"
+                 r"set|give)" + _S + r"(?:(?:the|your|its|all|of|a|copy|verbatim|full|entire|whole|complete|exact|raw|"
+                 r"current|previous|prior|user['’]?s?|assistant['’]?s?|model['’]?s?|every|any|hidden|initial|original)"
+                 + _S + r"){0,5}")
+_SECRET_NOUNS = r"(?:api" + _S + r"keys|tokens|secrets|credentials|passwords)"
+_CAPTURE = Alternatives([
+    (_CAPTURE_VERB + r"(?:system" + _S + r"(?:prompt|message|instructions?)|developer" + _S + r"(?:message|instructions?|"
+     r"prompt)|(?:instructions|rules|guidelines|prompt)" + _S + r"(?:you" + _S + r"were" + _S + r"given|above|you" + _S +
+     r"received)|hidden" + _S + r"instructions|initial" + _S + r"instructions|context" + _S + r"window)\b",
+     "the system prompt", ERROR),
+    (_CAPTURE_VERB + r"(?:conversation|chat|dialog(?:ue)?|message|session)" + _S + r"(?:history|log|transcript|so" + _S +
+     r"far)\b", "the conversation", None),
+    (_CAPTURE_VERB + r"(?:conversation|chat" + _S + r"history|transcript|previous" + _S + r"messages|prior" + _S +
+     r"messages|earlier" + _S + r"messages|messages" + _S + r"so" + _S + r"far)\b(?![ \t]?(?:id|_))",
+     "the conversation", None),
+    (_CAPTURE_VERB + r"(?:everything|all|anything)" + _S + r"(?:the" + _S + r"user" + _S + r"(?:has" + _S + r")?(?:said|"
+     r"wrote|typed|asked|shared|provided)|(?:you" + _S + r")?(?:know|remember)" + _S + r"about" + _S + r"the" + _S +
+     r"user|above)\b", "the conversation", None),
+    (_CAPTURE_VERB + r"(?:(?:all|any|every)" + _S + r")?(?:environment" + _S + r"variables|env" + _S + r"vars|private" +
+     _S + r"keys?|ssh" + _S + r"keys?|seed" + _S + r"phrases?|mnemonic(?:" + _S + r"phrase)?|recovery" + _S +
+     r"phrases?|session" + _S + r"cookies|(?:all|any|every)" + _S + _SECRET_NOUNS + r"|" + _SECRET_NOUNS + _S +
+     r"(?:you" + _S + r"(?:have|know|can" + _S + r"(?:see|find|access))|in" + _S + r"(?:the" + _S + r")?(?:context|"
+     r"conversation|environment)))\b", "secrets", ERROR),
+    (r"(?:read|open|cat|load|fetch|get|retrieve|grab)\b[^.!?\n]{0,100}?\b(?:and|then)" + _S + r"(?:pass|send|put|"
+     r"include|provide|add|insert|attach|append|copy|forward|upload|embed|paste)" + _S + r"(?:its|their|the(?:ir)?|that|"
+     r"this|the" + _S + r"file['’]?s?)" + _S + r"(?:(?:full|entire|whole|raw|complete)" + _S + r")?(?:contents?|text|"
+     r"data)\b", "file contents", ERROR),
+    (r"(?:pass|send|put|include|provide|add|insert|attach|append|copy|forward|embed|paste)" + _S + r"(?:its|their|the"
+     + _S + r"file['’]?s?)" + _S + r"(?:(?:full|entire|whole|raw|complete)" + _S + r")?contents?" + _S + r"(?:as|in|"
+     r"into|inside|via|through)\b", "file contents", ERROR),
+    # Chinese
+    (r"(?:把|将)(?:完整的?|全部的?|所有的?|整个|当前的?|之前的?)?(?:对话|聊天记录|对话历史|对话记录|会话|系统提示词?|"
+     r"系统指令|上下文|你的指令|系统消息)[^。!！?？\n]{0,20}?(?:填|放|传|写|作为|附|加|发送|提交)", "the conversation", ERROR),
+    (r"(?:读取|打开|获取)[^。!！?？\n]{0,40}?(?:并|然后|再)(?:把|将)?(?:其|它的|该文件的?|文件)?(?:完整)?内容"
+     r"[^。!！?？\n]{0,10}?(?:填|放|传|作为|附|加|发送)", "file contents", ERROR),
+    (r"(?:把|将)(?:所有的?|全部的?)?(?:环境变量|私钥|密钥|密码|令牌|助记词|api\s{0,2}密钥)[^。!！?？\n]{0,20}?"
+     r"(?:填|放|传|写|作为|附|加|发送)", "secrets", ERROR),
+], ["include", "pass", "put", "insert", "add", "provide", "send", "copy", "paste", "append",
+    "attach", "fill", "dump", "forward", "embed", "supply", "enter", "write", "share", "submit", "upload", "repeat",
+    "echo", "place", "store", "record", "transmit", "set", "give", "read", "open", "cat", "load", "fetch", "get",
+    "retrieve", "grab", "把", "将", "读取", "打开", "获取"])
+
+
+def detect_capture(text: str) -> Found | None:
+    view, low = views(text)
+    return _CAPTURE.search(text)
+
+
+_SENSITIVE_FILE = re.compile(
+    r"(?:\.ssh(?:[/\\][\w.-]{1,64})?|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|\.aws[/\\]credentials|"
+    r"\.aws[/\\]config|\.aws(?![\w.-])|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.docker[/\\]config\.json|"
+    r"\.kube[/\\]config|\.gnupg|\.config[/\\]gcloud|application_default_credentials\.json|\.azure(?![\w.-])|"
+    r"\.bash_history|\.zsh_history|\.cursor[/\\]mcp\.json|mcp\.json|claude_desktop_config\.json|\.claude\.json|"
+    r"/etc/shadow|/etc/passwd|/etc/sudoers|wallet\.dat|\.env(?:\.(?:local|production|prod|development|dev))?|"
+    r"login data|\.password-store|\.vault-token|\.terraformrc|keychain(?:-db)?)(?![\w-])")
+_SENSITIVE_TRIGGER = Triggers([
+    ".ssh", "id_", "authorized_keys", ".aws", ".netrc", ".npmrc", ".pypirc", ".pgpass", ".git-credentials", ".docker",
+    ".kube", ".gnupg", ".config", "application_default", ".azure", ".bash_history", ".zsh_history", ".cursor",
+    "mcp.json", "claude_desktop", ".claude.json", "/etc/", "wallet.dat", ".env", "login data", ".password-store",
+    ".vault-token", ".terraformrc", "keychain"])  # every alternative of _SENSITIVE_FILE starts with one of these
+_READ_VERB = re.compile(r"\b(?:read|open|cat|load|include|attach|upload|send|copy|get|fetch|access|extract|grab|pass|"
+                        r"print|dump|list|check|look\s+at|retrieve|collect|append|inspect|show|type|paste)\b")
+_NEGATION_BEFORE = re.compile(r"(?:\bnot|\bnever|n['’]t|\bno|\bcannot|\bwithout)\s+$")
+_READ_ZH = re.compile(r"(?:读取|打开|查看|获取|上传|发送|附上|附加|包含|复制|收集|提取)")
+_ENV_CONTEXT = re.compile(r"(?:file|contents?|read|open|cat|include|文件|[~/\\]\.env|\.env\.)")
+
+
+def detect_sensitive_file(text: str) -> Found | None:
+    """A reference to the user's credential or agent-config files; an instruction to read one is worst."""
+    view, low = views(text)
+    src = view if len(view) == len(low) else low
+    mention = None
+    for m in trigger_matches(_SENSITIVE_TRIGGER, _SENSITIVE_FILE, text):
+        if m.group() == ".env" and not _ENV_CONTEXT.search(low, max(0, m.start() - 30), m.end() + 30):
+            continue
+        lo = max(0, m.start() - 60)
+        for v in _READ_VERB.finditer(low, lo, m.start()):
+            if not _NEGATION_BEFORE.search(low, lo, v.start()):
+                return Found(quote(src, v.start(), m.end(), pad=0, limit=80), "instruction", ERROR)
+        if _READ_ZH.search(low, max(0, m.start() - 15), m.start()):
+            return Found(quote(src, m.start(), m.end()), "instruction", ERROR)
+        mention = mention or Found(quote(src, m.start(), m.end()), "mention", INFO)
+    return mention
+
+
+# --------------------------------------------------------------------------------------------
+# Hidden content
+# --------------------------------------------------------------------------------------------
+
+_INVISIBLE_RX = re.compile("[" + INVISIBLE + "]")
+_JOINER_OK = re.compile(r"[^\W\d_A-Za-z\u00c0-\u024f]|[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]")
+_NAMES = {"\u200b": "zero-width space", "\u200c": "zero-width non-joiner", "\u200d": "zero-width joiner",
+          "\u2060": "word joiner", "\ufeff": "zero-width no-break space", "\u00ad": "soft hyphen",
+          "\u180e": "Mongolian vowel separator", "\u034f": "combining grapheme joiner", "\u2800": "braille blank",
+          "\u3164": "Hangul filler", "\u115f": "Hangul filler", "\u1160": "Hangul filler", "\uffa0": "Hangul filler"}
+
+
+def detect_invisible(text: str) -> Found | None:
+    """Zero-width and other invisible characters (joiners inside emoji or non-Latin script are fine)."""
+    if text.isascii():
+        return None
+    first, count = None, 0
+    for n, m in enumerate(_INVISIBLE_RX.finditer(text)):
+        if n >= 20_000:
+            break
+        ch, i = m.group(), m.start()
+        if ch in "\u200c\u200d":
+            prev, nxt = text[i - 1: i], text[i + 1: i + 2]
+            if (prev and _JOINER_OK.match(prev)) or (nxt and _JOINER_OK.match(nxt)):
+                continue
+        if ch == "\ufeff" and i == 0:
+            continue  # a byte-order mark left at the start
+        count += 1
+        first = first or (i, ch)
+        if count >= 10_000:
+            break
+    if first is None:
+        return None
+    i, ch = first
+    sev = WARNING if ch == "\u00ad" and count == 1 else None
+    return Found(quote(text, i, i + 1), _NAMES.get(ch, f"U+{ord(ch):04X}"), sev, count)
+
+
+_BIDI_RX = re.compile("[" + BIDI + BIDI_MARKS + "]")
+_RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+
+
+def detect_bidi(text: str) -> Found | None:
+    """Bidi overrides, embeddings and isolates (Trojan Source); direction marks only outside RTL text."""
+    if text.isascii() or not _BIDI_RX.search(text):
+        return None
+    has_rtl = _RTL.search(text) is not None
+    count, first = 0, None
+    for m in _BIDI_RX.finditer(text):
+        if m.group() in BIDI_MARKS and has_rtl:
+            continue
+        count += 1
+        first = first or m
+        if count >= 10_000:
+            break
+    if first is None:
+        return None
+    ch = first.group()
+    kind = "direction override" if ch in "\u202d\u202e" else ("direction mark" if ch in BIDI_MARKS else "embedding/isolate")
+    return Found(quote(text, first.start(), first.end()), kind, WARNING if ch in BIDI_MARKS else None, count)
+
+
+_TAG_RUN = re.compile("[\U000E0000-\U000E007F]+")
+
+
+def detect_tags(text: str) -> Found | None:
+    """Unicode tag characters (U+E0000 block): invisible ASCII. Emoji subdivision flags are fine."""
+    if text.isascii():
+        return None
+    for n, m in enumerate(_TAG_RUN.finditer(text)):
+        if n >= 10_000:
+            break
+        run = m.group()
+        if m.start() > 0 and text[m.start() - 1] == "\U0001F3F4" and run.endswith("\U000E007F") \
+                and len(run) <= 8 and all("\U000E0030" <= c <= "\U000E007A" for c in run[:-1]):
+            continue  # black flag + subdivision tag letters + cancel tag (England, Scotland, Wales)
+        decoded = "".join(chr(ord(c) - 0xE0000) for c in run[:200] if 0xE0020 <= ord(c) <= 0xE007E)
+        return Found(quote(decoded, 0, len(decoded)) or f"{len(run)} tag characters", "tag characters", None, len(run))
+    return None
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def detect_control(text: str) -> Found | None:
+    """ANSI escape sequences and other control characters (tab, newline and CR are fine)."""
+    m = _CONTROL.search(text)
+    if not m:
+        return None
+    hits = [i for i in (text.find("\x1b"), text.find("\x9b")) if i >= 0]
+    if hits:
+        i = min(hits)
+        return Found(quote(text, i, i + 1), "an ANSI escape sequence", ERROR)
+    return Found(quote(text, m.start(), m.end()), f"a control character (U+{ord(m.group()):04X})", WARNING)
+
+
+_WORD_RX = re.compile(r"[^\W\d_]+")
+_NON_LATIN_LOOK = re.compile("[" + "".join(CONFUSABLES) + "]")
+_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+_CYRILLIC = re.compile(r"[\u0400-\u052f]")
+
+
+def detect_mixed_script(text: str, ident: bool = False) -> Found | None:
+    """A word mixing Latin letters with Cyrillic or Greek look-alikes (`pаypal` with a Cyrillic а)."""
+    if text.isascii() or not _NON_LATIN_LOOK.search(text):
+        return None
+    for n, m in enumerate(_WORD_RX.finditer(text)):
+        if n > 200_000:
+            break
+        w = m.group()
+        if w.isascii() or len(w) < 2:
+            continue
+        look = _NON_LATIN_LOOK.search(w)
+        if look and _LATIN.search(w):
+            ch = look.group()
+            script = "Cyrillic" if _CYRILLIC.match(ch) else "Greek"
+            kind = f"{script} '{ch}' (U+{ord(ch):04X}, looks like '{CONFUSABLES[ch]}')"
+            return Found(quote(text, m.start(), m.end()), kind, None if ident else WARNING)
+    return None
+
+
+_HIDDEN_HTML = Alternatives([
+    (r"display\s{0,3}:\s{0,3}none|visibility\s{0,3}:\s{0,3}hidden|font-size\s{0,3}:\s{0,3}0(?:px|pt|em|rem)?(?![\d.])|"
+     r"opacity\s{0,3}:\s{0,3}0(?:\.0{1,4})?(?![\d.])|color\s{0,3}:\s{0,3}(?:transparent|white|#fff(?:fff)?)\b",
+     "hidden HTML", None),
+    (r"(?:aria-hidden\s{0,3}=\s{0,3}[\"']?true|hidden)(?=[\s/>=])", "hidden HTML", None),
+], ["display", "visibility", "font-size", "opacity", "color", "hidden", "aria-hidden"])
+_TAG_OPEN = re.compile(r"<[a-z][\w-]{0,20}\s")
+
+
+def _inside_tag(m: re.Match) -> bool:
+    """CSS anywhere counts; a bare `hidden` only as an attribute inside an open HTML tag."""
+    if m.group().startswith(("display", "visibility", "font", "opacity", "color")):
+        return True
+    low = m.string
+    lt = low.rfind("<", max(0, m.start() - 200), m.start())
+    return lt >= 0 and low.rfind(">", lt, m.start()) < 0 and _TAG_OPEN.match(low, lt) is not None
+
+
+def detect_hidden_markup(text: str) -> Found | None:
+    """HTML comments and markup that renderers hide but models read."""
+    i = text.find("<!--")
+    if i >= 0:
+        j = text.find("-->", i + 4, i + 4 + 10_000)
+        return Found(quote(text, i, j + 3 if j >= 0 else min(len(text), i + 60), pad=0), "an HTML comment")
+    return _HIDDEN_HTML.search(text, _inside_tag)
+
+
+_HSPACE_RUN = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]{40,}")
+_VSPACE_RUN = re.compile(r"\n[ \t\r\n\u00a0\u3000]{7,}")
+
+
+def detect_padding(text: str) -> Found | None:
+    """A long run of spaces or blank lines with more text after it: pushed out of a reviewer's view."""
+    for m in _HSPACE_RUN.finditer(text):
+        rest = text[m.end(): m.end() + 1]
+        if rest and not rest.isspace():
+            return Found(quote(text, m.end(), min(len(text), m.end() + 50), pad=0), f"{m.end() - m.start()} spaces")
+    for m in _VSPACE_RUN.finditer(text):
+        rest = text[m.end(): m.end() + 1]
+        lines = m.group().count("\n")
+        if lines >= 8 and rest and not rest.isspace():
+            return Found(quote(text, m.end(), min(len(text), m.end() + 50), pad=0), f"{lines} line breaks")
+    return None
+
+
+_B64 = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
+_HEX = re.compile(r"[0-9A-Fa-f]{24,}")
+_HEX_ESC = re.compile(r"\\x[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2}){7,}")
+_PCT = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2}){7,}")
+_HEX_MARK = re.compile(r"\\x|%")
+MAX_BLOB = 8192
+MAX_BLOBS = 32
+
+
+def _printable(data: bytes) -> str | None:
+    try:
+        s = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if len(s) < 8:
+        return None
+    good = sum(1 for c in s if c.isprintable() or c in "\n\t\r")
+    letters = sum(1 for c in s if c.isalpha())
+    return s if good >= 0.95 * len(s) and letters >= 0.5 * len(s.replace(" ", "")) else None
+
+
+def _b64(blob: str) -> bytes | None:
+    body = blob.rstrip("=")
+    body = body[: len(body) - len(body) % 4] if len(body) % 4 == 1 else body
+    try:
+        alt = b"-_" if ("-" in body or "_" in body) else None
+        return base64.b64decode(body + "=" * (-len(body) % 4), altchars=alt, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _decode_candidates(text: str) -> Iterator[tuple[str, str]]:
+    """(encoding, decoded text) for bounded-size blobs that decode to readable text."""
+    n = 0
+    for m in _B64.finditer(text):
+        blob = m.group()[:MAX_BLOB]
+        if blob.isalpha() and (blob.islower() or blob.isupper()) or ("+" in blob or "/" in blob) and ("-" in blob or "_" in blob):
+            continue  # one long word, or two alphabets mixed: not base64
+        n += 1
+        if n > MAX_BLOBS:
+            return
+        data = _b64(blob)
+        s = _printable(data) if data else None
+        if s:
+            yield "base64", s
+    for rx, kind in ((_HEX, "hex"), (_HEX_ESC, "hex"), (_PCT, "percent-encoded")):
+        for m in rx.finditer(text):
+            n += 1
+            if n > 2 * MAX_BLOBS:
+                return
+            digits = _HEX_MARK.sub("", m.group()[: 2 * MAX_BLOB])
+            try:
+                data = bytes.fromhex(digits[: len(digits) - len(digits) % 2])
+            except ValueError:
+                continue
+            s = _printable(data)
+            if s:
+                yield kind, s
+
+
+def detect_encoded(text: str) -> Found | None:
+    """base64 / hex / percent-encoded blobs whose decoded text is an instruction to the model."""
+    for kind, decoded in _decode_candidates(text):
+        for det in (detect_override, detect_concealment, detect_priority, detect_markup, detect_capture, detect_shadowing):
+            if det(decoded):
+                return Found(quote(decoded, 0, len(decoded)), kind)
+        f = detect_sensitive_file(decoded)
+        if f and f.severity is ERROR:
+            return Found(quote(decoded, 0, len(decoded)), kind)
+    return None
+
+
+_MD_LINK = re.compile(r"(?P<img>!?)\[[^\[\]\n]{0,200}\]\(\s{0,3}<?(?P<url>[^)\s>][^)\n>]{0,2047})")
+_RAW_URL = re.compile(r"https?://[^\s\"'<>()\[\]{}]{1,200}(?:\{|\$\{|%7b|<|\[)[^\s\"'<>]{0,500}")
+_PLACEHOLDER = re.compile(r"\{\{?\s{0,3}[^{}\s][^{}]{0,60}(?:\}\}?|$)|\$\{[^}]{1,60}\}|%7b[^%]{1,60}%7d|<[a-z_][\w .-]{1,40}>|"
+                          r"\[[a-z_][a-z0-9_ ]{2,40}\]|\$[a-z_][a-z0-9_]{2,40}")
+_DATA_WORD = re.compile(r"(?:conversation|chat|history|transcript|secret|password|passwd|token|api[_-]?key|apikey|"
+                        r"credential|prompt|context|messages?|summary|memory|session|cookie|ssh|private|env|email|user|"
+                        r"data|content|contents|file|query|input|answer|response|reply)")
+
+
+def detect_markdown_url(text: str) -> Found | None:
+    """Markdown images/links (or URLs to render) whose query carries data or template placeholders."""
+    view, low = views(text)
+    src = view if len(view) == len(low) else low
+    for n, m in enumerate(_MD_LINK.finditer(low)):
+        if n >= 256:
+            break
+        url = m["url"]
+        query = url.split("?", 1)[1] if "?" in url else (url.split("#", 1)[1] if "#" in url else "")
+        if _PLACEHOLDER.search(query) or (m["img"] and _PLACEHOLDER.search(url)):
+            return Found(quote(src, m.start(), min(len(low), m.end() + 1), pad=0, limit=90),
+                         "markdown image" if m["img"] else "markdown link")
+    for n, m in enumerate(_RAW_URL.finditer(low)):
+        if n >= 256:
+            break
+        url = m.group()
+        if "?" not in url and "#" not in url:
+            continue
+        ph = _PLACEHOLDER.search(url.split("?", 1)[-1])
+        if ph and _DATA_WORD.search(ph.group()):
+            return Found(quote(src, m.start(), m.end(), pad=0, limit=90), "URL")
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Leaks
+# --------------------------------------------------------------------------------------------
+
+_KEYS = Alternatives([
+    (r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])", "AWS access key id", None),
+    (r"(?i:aws_?secret(?:_access)?_?key)[\"']?\s{0,3}[:=]\s{0,3}[\"']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])",
+     "AWS secret key", None),
+    (r"gh[pousr]_[A-Za-z0-9]{36,255}(?!\w)", "GitHub token", None),
+    (r"github_pat_[A-Za-z0-9_]{22,255}", "GitHub token", None),
+    (r"glpat-[A-Za-z0-9_\-]{20,}", "GitLab token", None),
+    (r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{32,}", "Anthropic API key", None),
+    (r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", "OpenAI API key", None),
+    (r"xox[abposre]-(?:\d{1,20}-)?[0-9A-Za-z\-]{10,}", "Slack token", None),
+    (r"https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,}", "Slack webhook URL", None),
+    (r"AIza[0-9A-Za-z_\-]{35}(?![\w-])", "Google API key", None),
+    (r"ya29\.[0-9A-Za-z_\-]{30,}", "Google OAuth token", None),
+    (r"(?:sk|rk)_live_[0-9A-Za-z]{16,}", "Stripe live key", None),
+    (r"(?:sk|rk)_test_[0-9A-Za-z]{16,}", "Stripe test key", WARNING),
+    (r"whsec_[0-9A-Za-z]{24,}", "Stripe webhook secret", None),
+    (r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![\w-])", "SendGrid API key", None),
+    (r"SK[0-9a-f]{32}(?![0-9a-zA-Z])", "Twilio API key", None),
+    (r"npm_[A-Za-z0-9]{36}(?!\w)", "npm token", None),
+    (r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}", "PyPI token", None),
+    (r"hf_[A-Za-z0-9]{34,}(?!\w)", "Hugging Face token", None),
+    (r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?!\w)", "Shopify token", None),
+    (r"dop_v1_[a-f0-9]{64}(?!\w)", "DigitalOcean token", None),
+    (r"key-[0-9a-f]{32}(?![0-9a-zA-Z])", "Mailgun API key", None),
+    (r"AccountKey=[A-Za-z0-9+/]{60,}={0,2}", "Azure storage key", None),
+    (r"eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}", "JWT", WARNING),
+    (r"[Bb]earer\s{1,3}[A-Za-z0-9_\-.~+/]{24,}=*", "bearer token", WARNING),
+], ["AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "AROA", "APKA", "aws",
+    "AWS", "Aws", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "xox", "https://hooks.slack.com",
+    "AIza", "ya29.", "sk_", "rk_", "whsec_", "SG.", "SK", "npm_", "pypi-", "hf_", "shp", "dop_v1_", "key-",
+    "AccountKey=", "eyJ", "Bearer", "bearer"], on="view")
+_PLACEHOLDER_SECRET = re.compile(r"x{4,}|X{4,}|\*{3,}|\.{3}|(?i:example|sample|dummy|placeholder|your|redacted|changeme)|"
+                                 r"0{8,}|1234567|abcdef|ABCDEFGH|<|\{")
+_DIGIT, _ALPHA = re.compile(r"\d"), re.compile(r"[A-Za-z]")
+
+
+def _looks_placeholder(secret: str) -> bool:
+    return bool(_PLACEHOLDER_SECRET.search(secret)) or len(set(secret[4:])) <= 6  # `sk-aaaaaaaa...`
+
+
+def _mask(secret: str) -> str:
+    return f"{secret[:8]}...({len(secret)} chars)" if len(secret) > 12 else secret[:4] + "..."
+
+
+def _key_ok(m: re.Match) -> bool:
+    s = m.group()
+    if s.startswith("sk-") and not s.startswith("sk-ant-"):
+        tail = s[3:]
+        return bool(_DIGIT.search(tail) and _ALPHA.search(tail)) and "-" not in tail.split("-", 1)[-1][:0]
+    return True
+
+
+def detect_api_key(text: str) -> Found | None:
+    """API keys and tokens in the formats of common providers (masked in the message)."""
+    found = []
+    for m, kind, sev in _KEYS.matches(text):
+        if not _key_ok(m):
+            continue
+        if _looks_placeholder(m.group()):
+            found.append(Found(_mask(m.group()), kind + " placeholder", INFO))
+            continue
+        found.append(Found(_mask(m.group()), kind, sev))
+        if sev is None:
+            break
+    return _best(found)
+
+
+_PEM = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,10} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BODY = re.compile(r"[A-Za-z0-9+/=\s\\]{64,4096}")
+
+
+def detect_private_key(text: str) -> Found | None:
+    m = _PEM.search(text)
+    if not m:
+        return None
+    body = _PEM_BODY.match(text, m.end(), m.end() + 4096)
+    full = body is not None and sum(c.isalnum() for c in body.group()) >= 64
+    return Found(m.group(), "private key" if full else "private key header", None if full else INFO)
+
+
+_USERINFO = re.compile(r"(?P<user>[^\s:/@\"'<>`]{1,64}):(?P<pw>[^\s:/@\"'<>`]{1,128})@(?P<host>[^\s/@\"'<>`]{1,253})")
+_SCHEME_BEFORE = re.compile(r"[a-zA-Z][a-zA-Z0-9+.\-]{1,20}$")
+_CRED_PLACEHOLDER = re.compile(r"(?:user(?:name)?|pass(?:word)?|pwd|secret|token|key|admin|root|postgres|guest|test|demo|"
+                               r"example|changeme|x{3,}|\*+|\.+|<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%\w+%|your[_-]?\w*|my[_-]?\w*|"
+                               r"\w*_?password|\w*_?pass|\w*_?pwd|\[\w+\])", re.IGNORECASE)
+
+
+def detect_credentials_url(text: str) -> Found | None:
+    """`scheme://user:password@host`: a password in a URL."""
+    pos, n = text.find("://"), 0
+    while pos >= 0 and n < 2000:
+        n += 1
+        scheme = _SCHEME_BEFORE.search(text, max(0, pos - 21), pos)
+        m = _USERINFO.match(text, pos + 3)
+        if scheme and m:
+            masked = text[scheme.start(): m.start("pw")] + "****@" + m["host"][:40]
+            placeholder = _CRED_PLACEHOLDER.fullmatch(m["pw"]) or (_CRED_PLACEHOLDER.fullmatch(m["user"]) and len(m["pw"]) < 6)
+            return Found(masked, "placeholder" if placeholder else "credentials", INFO if placeholder else None)
+        pos = text.find("://", pos + 3)
+    return None
+
+
+_HOST_TLD = re.compile(r"\.(?:internal|corp|local|lan|intranet|intra|localdomain|home\.arpa|cluster\.local|svc|private|"
+                       r"priv)(?![\w-])")
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-.")
+_LOCAL_PORT = re.compile(r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]):\d{2,5}\b")
+_SINGLE_LABEL_URL = re.compile(r"(?:https?|grpc|tcp|redis|amqp|postgres(?:ql)?|mysql|mongodb)://"
+                               r"(?P<host>[a-z][a-z0-9\-]{1,62})(?::\d{2,5})?(?=[/\s\"'<>)\]`]|$)")
+_PLACEHOLDER_HOST = {"localhost", "host", "hostname", "server", "example", "your-host", "yourhost", "myhost", "domain",
+                     "service", "db", "database", "api", "my-server", "your-server", "server-name", "ip", "address",
+                     "remote", "proxy", "endpoint"}
+_FILE_LIKE = ("settings.", "config.", "env.", "docker-compose.", "appsettings.", "application.", ".")
+
+
+def detect_internal_host(text: str) -> Found | None:
+    """Hostnames and URLs of internal networks (`*.internal`, `*.corp`, `*.local`, bare service names)."""
+    view, low = views(text)
+    src = view if len(view) == len(low) else low
+    for n, m in enumerate(_HOST_TLD.finditer(low)):
+        if n >= 256:
+            break
+        end = m.end()
+        if low[end: end + 1] == "." and low[end + 1: end + 2].isalnum():
+            continue  # `settings.local.json`: not the last label
+        s, lo = m.start(), max(0, m.start() - 253)
+        while s > lo and low[s - 1] in _HOST_CHARS:
+            s -= 1
+        host = low[s:end].strip(".-")
+        if "." not in host or host.startswith(_FILE_LIKE) or host.split(".")[0].isdigit():
+            continue
+        metadata = host.startswith("metadata.google.internal") or host == "metadata.internal"
+        return Found(quote(src, s, end), "the cloud metadata host" if metadata else "an internal host",
+                     ERROR if metadata else None)
+    for n, m in enumerate(_SINGLE_LABEL_URL.finditer(low)):
+        if n >= 256:
+            break
+        host = m["host"]
+        if _word_start(low, m.start()) and host not in _PLACEHOLDER_HOST and not host.startswith(("your", "my-", "example")):
+            return Found(quote(src, m.start(), m.end()), "an internal service URL")
+    m = _LOCAL_PORT.search(low)
+    if m:
+        return Found(quote(src, m.start(), m.end()), "a local address", INFO)
+    return None
+
+
+_IPV4 = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
+_EXAMPLE_CUE = re.compile(r"(?:e\.g\.|eg\.|for\s+example|for\s+instance|such\s+as|like|example|i\.e\.|format|range|"
+                          r"ranges|blocks?|private|reserved|rfc\s*1918)[\s:,(\"'`]*$")
+_IPV6_LOCAL = re.compile(r"(?:fd[0-9a-f]{2}|fe80):(?::?[0-9a-f]{1,4}){1,7}")
+_METADATA_IPS = {"169.254.169.254", "169.254.170.2", "100.100.100.200", "169.254.169.123"}
+_CGNAT = ipaddress.IPv4Network("100.64.0.0/10")
+_VERSION_BEFORE = re.compile(r"v(?:ersion)?\s?$", re.IGNORECASE)
+
+
+def detect_private_ip(text: str) -> Found | None:
+    """Private (RFC 1918), shared, link-local and cloud-metadata addresses."""
+    found = []
+    for n, m in enumerate(_IPV4.finditer(text)):
+        if n >= 512:
+            break
+        s, before, after = m.group(), text[max(0, m.start() - 1): m.start()], text[m.end(): m.end() + 2]
+        if (before and (before.isalnum() or before == ".")) or (after[:1].isalnum()) or \
+                (after[:1] == "." and after[1:2].isdigit()):
+            continue  # part of a longer dotted number or word
+        try:
+            ip = ipaddress.IPv4Address(s)
+        except ValueError:
+            continue
+        if s in _METADATA_IPS:
+            return Found(quote(text, m.start(), m.end()), "cloud metadata address", ERROR)
+        if _VERSION_BEFORE.search(text, max(0, m.start() - 8), m.start()):
+            continue
+        if ip.is_loopback or ip.is_unspecified or not (ip.is_private or ip in _CGNAT) or ip.is_reserved \
+                or ip in _TEST_NETS[0] or ip in _TEST_NETS[1] or ip in _TEST_NETS[2]:
+            continue
+        network = after[:1] == "/" or s.endswith(".0") or s.endswith(".255")
+        example = _EXAMPLE_CUE.search(text.lower(), max(0, m.start() - 30), m.start()) if m.start() else None
+        kind = "link-local address" if ip.is_link_local else "private IP address"
+        found.append(Found(quote(text, m.start(), m.end()), kind, INFO if network or example else None))
+        if not (network or example):
+            break
+    if not found:
+        low = views(text)[1]
+        m = _IPV6_LOCAL.search(low)
+        if m and _word_start(low, m.start()):
+            found.append(Found(quote(low, m.start(), m.end()), "private IPv6 address"))
+    return _best(found)
+
+
+_TEST_NETS = (ipaddress.IPv4Network("192.0.2.0/24"), ipaddress.IPv4Network("198.51.100.0/24"),
+              ipaddress.IPv4Network("203.0.113.0/24"))
+
+_IDENT = r"[`\"'\[]?(?P<name>[A-Za-z_][\w$]{0,63}(?:\.[A-Za-z_][\w$]{0,63}){0,2})[`\"'\]]?"
+_TABLE_WORD = re.compile(r"(?:table|view|collection)\b")
+_TABLE_TRIGGER = Triggers(["table", "view", "collection"])
+_BEFORE_TABLE = re.compile(r"(?:from|in|into|on|the|of|to|join)\s{1,3}(?:the\s{1,3})?" + _IDENT + r"\s{1,3}$", re.IGNORECASE)
+_AFTER_TABLE = re.compile(r"\s{1,3}" + _IDENT)
+_TABLE_SQL = re.compile(r"(?:FROM|JOIN|INTO|UPDATE|TABLE)\s{1,5}" + _IDENT)
+_ENV_MARK = re.compile(r"(?:^|_|\.)(?:prod|production|prd|staging|stg|dev|internal|raw|bak|backup|archive|pii|secret|"
+                       r"secrets|audit|legacy|tmp|temp|v\d+)(?:$|_|\.)|^(?:tbl|dim|fact|stg|raw|prod|int|core)_", re.IGNORECASE)
+_GENERIC_TABLE = re.compile(r"^(?:my|your|some|example|sample|the|a|table|foo|bar|test|demo|any|each|this|that|target|"
+                            r"source|new|old|other|given)(?:_|$)|_name$|^(?:name|names|schema|schemas|data)$", re.IGNORECASE)
+_GENERIC_SCHEMA = {"public", "main", "information_schema", "pg_catalog", "sys", "temp", "schema", "my_schema",
+                   "your_schema", "db", "database", "dbo"}
+
+
+def _table_finding(text: str, m: re.Match) -> Found | None:
+    name = m["name"]
+    parts = name.split(".")
+    if _GENERIC_TABLE.search(parts[-1]) or len(parts) > 1 and parts[-1][:1].isupper():
+        return None
+    qualified = len(parts) >= 2 and parts[0].lower() not in _GENERIC_SCHEMA and parts[0].islower()
+    if qualified or _ENV_MARK.search(name):
+        return Found(quote(text, m.start("name"), m.end("name")), "table")
+    if "_" in name and len(parts) == 1:
+        return Found(quote(text, m.start("name"), m.end("name")), "table", INFO)
+    return None
+
+
+def detect_table_name(text: str) -> Found | None:
+    """Concrete database table names (`users_prod`, `billing.invoices_raw`) in the definition."""
+    found = []
+    view, low = views(text)
+    src = view if len(view) == len(low) else low
+    for n, m in enumerate(trigger_matches(_TABLE_TRIGGER, _TABLE_WORD, text)):
+        if n >= 256:
+            break
+        if m.start() == 0 or not low[m.start() - 1].isspace():
+            continue
+        b = _BEFORE_TABLE.search(src, max(0, m.start() - 90), m.start())
+        a = _AFTER_TABLE.match(src, m.end()) if m.group() == "table" else None
+        for mm in (b, a):
+            f = _table_finding(src, mm) if mm else None
+            if f:
+                found.append(f)
+        if any(f.severity is None for f in found):
+            return _best(found)
+    for n, m in enumerate(_TABLE_SQL.finditer(text)):
+        if n >= 256:
+            break
+        f = _table_finding(text, m)
+        if f:
+            found.append(f)
+            if f.severity is None:
+                break
+    return _best(found)
+
+
+_SECRET_PATH_MARK = re.compile("|".join(  # flat alternatives, each opening with a literal (fast scan)
+    [r"\.(?:pem|key|p12|pfx|jks|keystore|ppk|kdbx)(?![\w-])", "/run/secrets/", "/var/run/secrets/", "/etc/ssl/private",
+     r"/etc/pki/[\w/.-]{0,40}private"]
+    + [w + r"\.(?:json|ya?ml|toml|env|ini|txt|key)(?![\w-])" for w in
+       ("credentials", "secrets", "secret", r"service[-_]?account[\w-]{0,40}", "serviceaccount[\\w-]{0,40}",
+        "client_secrets", "client_secret", "keyfile", "master")]
+    + [sep + r"(?:secrets?|private|credentials|keys|certs)[/\\]" for sep in ("/", r"\\")]))
+_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._/\\:~$%{}")
+_KEY_EXT = re.compile(r"\.(?:pem|key|p12|pfx|jks|keystore|ppk|kdbx)$")
+
+
+def detect_secret_path(text: str) -> Found | None:
+    """Server-side paths to keys and secrets (the user's home-directory credentials are TSL507's)."""
+    low = text.lower() if text.isascii() else views(text)[1]
+    src = text if len(text) == len(low) else low
+    for n, m in enumerate(_SECRET_PATH_MARK.finditer(low)):
+        if n >= 256:
+            break
+        s, e = m.start(), m.end()
+        lo, hi = max(0, s - 256), min(len(low), e + 256)
+        while s > lo and low[s - 1] in _PATH_CHARS:
+            s -= 1
+        while e < hi and low[e] in _PATH_CHARS:
+            e += 1
+        path = low[s:e].rstrip(".,:;")
+        if "://" in path or path.startswith(("~", "$home", "%userprofile%")) or "/home/" in path or "/users/" in path:
+            continue  # a URL, or the user's own files
+        if not ("/" in path or "\\" in path) and not _KEY_EXT.search(path):
+            continue  # a bare `credentials.json` is common and harmless; a bare `prod-signing.pem` is not
+        if len(path.split("/")[-1].split(".")[0]) <= 2 and "/" not in path:
+            continue  # `a.key`, `.pem`: a file type, not a file
+        return Found(quote(src, s, s + len(path), pad=10), "secret path")
+    return None
+
+
+_POLICY = Alternatives([
+    (r"(?:for" + _S + r")?internal" + _S + r"use" + _S + r"only\b|not" + _S + r"for" + _S + r"(?:external|public)" + _S +
+     r"(?:use|distribution|release|disclosure)\b|do" + _S + r"not" + _S + r"(?:distribute|share|disclose|forward)" + _S +
+     r"(?:this" + _S + r")?(?:externally|outside)\b", "internal policy wording", None),
+    (r"(?:company|strictly|highly|business|internal)[- ]confidential\b|proprietary" + _S + r"and" + _S + r"confidential\b|"
+     r"confidential\s{0,3}(?:[-:—]|do" + _S + r"not\b)", "internal policy wording", None),
+    (r"(?:per|see|under|according" + _S + r"to|as" + _S + r"required" + _S + r"by|pursuant" + _S + r"to|governed" + _S +
+     r"by|in" + _S + r"line" + _S + r"with)" + _S + r"(?:the" + _S + r")?(?:(?:internal|security|corporate|company|"
+     r"infosec|it|data)" + _S + r")?(?:policy|policies|runbook|sop|standard|directive|ticket)" + _S +
+     r"#?[a-z]{2,10}-?\d{1,6}\b", "an internal policy reference", None),
+    (r"(?:per|see|under|according" + _S + r"to|pursuant" + _S + r"to)" + _S + r"(?:sec|pol|infosec|isp|sop|isms|grc|comp|"
+     r"dpp)-\d{1,6}\b", "an internal policy reference", None),
+    (r"you" + _S + r"are" + _S + r"(?:a|an)" + _S + r"(?:helpful|friendly|expert|professional|harmless|honest)" + _S +
+     r"(?:[\w-]{1,20}" + _S + r"){0,2}?(?:assistant|agent|ai|bot|chatbot)\b", "a system prompt excerpt", None),
+    (r"(?:as" + _S + r")?(?:stated|defined|described|specified|set" + _S + r"out)" + _S + r"in" + _S + r"(?:the|your|our)"
+     + _S + r"system" + _S + r"prompt\b|(?:begin|start|end)" + _S + r"(?:of" + _S + r")?system" + _S + r"prompt\b",
+     "a system prompt excerpt", None),
+    (r"仅供内部(?:使用|参考)|内部资料|公司机密|商业机密|禁止外传|不得外传|严禁外传|内部专用|机密文件|社外秘|社内限り|部外秘",
+     "internal policy wording", None),
+], ["for", "internal", "not", "do", "company", "strictly", "highly", "business", "proprietary",
+    "confidential", "per", "see", "under", "according", "as", "pursuant", "governed", "in", "you", "stated", "defined",
+    "described", "specified", "set", "begin", "start", "end", "仅供内部", "内部", "公司机密", "商业机密", "禁止外传", "不得外传",
+    "严禁外传", "机密文件", "社外秘", "社内限り", "部外秘"])
+
+
+def detect_policy(text: str) -> Found | None:
+    view, low = views(text)
+    return _POLICY.search(text)
+
+
+# --------------------------------------------------------------------------------------------
+# One string, every detector (bench/regex_stress.py) and the check plumbing
+# --------------------------------------------------------------------------------------------
+
+DETECTORS: dict[str, Callable[..., Found | None]] = {
+    "TSL501": detect_override, "TSL502": detect_concealment, "TSL503": detect_priority, "TSL504": detect_markup,
+    "TSL505": detect_shadowing, "TSL506": detect_capture, "TSL507": detect_sensitive_file,
+    "TSL510": detect_invisible, "TSL511": detect_bidi, "TSL512": detect_tags, "TSL513": detect_control,
+    "TSL514": detect_mixed_script, "TSL515": detect_hidden_markup, "TSL516": detect_padding,
+    "TSL517": detect_encoded, "TSL518": detect_markdown_url,
+    "TSL520": detect_api_key, "TSL521": detect_private_key, "TSL522": detect_credentials_url,
+    "TSL523": detect_internal_host, "TSL524": detect_private_ip, "TSL525": detect_table_name,
+    "TSL526": detect_secret_path, "TSL527": detect_policy,
+}
+
+
+def scan_text(text: str) -> list[tuple[str, str, str]]:
+    """Run every text detector on one string: [(rule id, kind, quote)]."""
+    out = []
+    for rid, det in DETECTORS.items():
+        f = det(text)
+        if f is not None:
+            out.append((rid, f.kind, f.quote))
+    return out
+
+
+def _hits(tool: Tool, ctx: Any, detect: Callable[[Text], Found | None]) -> Iterator[Hit]:
+    for t in tool_strings(tool):
+        f = detect(t)
+        if f is not None:
+            args: dict[str, Any] = {"where": t.where, "quote": f.quote, "kind": f.kind, "count": f.count}
+            if f.severity is not None:
+                args["_severity"] = f.severity
+            yield ctx.hit(t.pointer, **args)
+
+
+def _own_names(tool: Tool) -> frozenset[str]:
+    """Names of the tools offered alongside this one (its file, and its server so far)."""
+    names = set(tool.server.tool_names) if tool.server is not None else set()
+    if tool.document is not None:
+        names.update(t.name for t in tool.document.tools if isinstance(t.name, str))
+    return frozenset(names)
+
+
+# --- injection -------------------------------------------------------------------------------
+
+@check("TSL501")
+def instruction_override(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_override(t.text))
+
+
+@check("TSL502")
+def concealment_instruction(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_concealment(t.text))
+
+
+@check("TSL503")
+def tool_priority_claim(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_priority(t.text))
+
+
+@check("TSL504")
+def fake_role_markup(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_markup(t.text))
+
+
+@check("TSL505")
+def tool_shadowing_instruction(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    own = _own_names(tool)
+    yield from _hits(tool, ctx, lambda t: detect_shadowing(t.text, own))
+
+
+@check("TSL506")
+def context_capture_request(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_capture(t.text))
+
+
+@check("TSL507")
+def sensitive_file_reference(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_sensitive_file(t.text))
+
+
+# --- hidden content --------------------------------------------------------------------------
+
+@check("TSL510")
+def invisible_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_invisible(t.text))
+
+
+@check("TSL511")
+def bidi_control_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_bidi(t.text))
+
+
+@check("TSL512")
+def unicode_tag_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_tags(t.text))
+
+
+@check("TSL513")
+def terminal_control_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_control(t.text))
+
+
+@check("TSL514")
+def mixed_script_confusable(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_mixed_script(t.text, t.ident))
+
+
+@check("TSL515")
+def hidden_html_markup(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_hidden_markup(t.text))
+
+
+@check("TSL516")
+def whitespace_padding(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_padding(t.text))
+
+
+@check("TSL517")
+def encoded_instructions(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_encoded(t.text))
+
+
+@check("TSL518")
+def markdown_url_with_data(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_markdown_url(t.text))
+
+
+# --- leaks -----------------------------------------------------------------------------------
+
+@check("TSL520")
+def api_key_in_text(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_api_key(t.text))
+
+
+@check("TSL521")
+def private_key_in_text(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_private_key(t.text))
+
+
+@check("TSL522")
+def credentials_in_url(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_credentials_url(t.text))
+
+
+@check("TSL523")
+def internal_hostname(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_internal_host(t.text))
+
+
+@check("TSL524")
+def private_ip_address(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_private_ip(t.text))
+
+
+@check("TSL525")
+def database_table_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_table_name(t.text))
+
+
+@check("TSL526")
+def secret_file_path(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_secret_path(t.text))
+
+
+@check("TSL527")
+def internal_policy_text(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    yield from _hits(tool, ctx, lambda t: detect_policy(t.text))
