@@ -1,0 +1,108 @@
+"""Design hygiene (TSL45x, output side): output schemas that describe what a tool returns."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from ..model import Hit, Tool
+from ..registry import check
+from ._schema_walk import is_object_schema, object_schemas, properties
+from .annotations import annotations, effect, verb
+from .design import types_of, words
+
+LIST_VERBS = frozenset(("list", "search", "find", "query", "browse", "lookup", "grep", "explore"))
+PAGINATION = frozenset((
+    "hasmore", "nextcursor", "cursor", "nextpage", "nextpagetoken", "pagetoken", "nexttoken", "nextoffset",
+    "nextlink", "next", "total", "totalcount", "totalresults", "totalitems", "count", "page", "pages",
+    "totalpages", "pageinfo", "pagination", "truncated", "istruncated", "offset", "more", "islast",
+    "lastpage", "remaining", "endcursor",
+))
+ENVELOPE_ITEM_KEYS = frozenset(("type", "text", "data", "mimeType", "resource", "uri"))
+
+
+def _squash(name: str) -> str:
+    return "".join(words(name))
+
+
+def is_read_tool(tool: Tool) -> bool:
+    return annotations(tool).get("readOnlyHint") is True or effect(tool) == "read"
+
+
+@check("TSL450")
+def read_tool_without_output_schema(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    if tool.dialect != "mcp" or tool.output_schema is not None:
+        return
+    if ctx.options.get("all_tools", False) or is_read_tool(tool):
+        yield ctx.at(tool, "name")
+
+
+@check("TSL451")
+def output_schema_root_not_object(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    schema = tool.output_schema
+    if tool.dialect != "mcp" or not isinstance(schema, dict):
+        return  # a non-object value is TSL102's; other dialects allow any root
+    t = schema.get("type")
+    if t != "object":
+        found = "no type" if t is None else f"type {t!r}" if isinstance(t, (str, list)) else "an invalid type"
+        yield ctx.at(tool, "output_schema", *(("type",) if "type" in schema else ()), found=found)
+
+
+def envelope_items(schema: dict) -> dict | None:
+    """The item schema of a root `content` array whose items look like MCP content blocks."""
+    content = properties(schema).get("content")
+    if not isinstance(content, dict) or "array" not in types_of(content):
+        return None
+    items = content.get("items")
+    if not isinstance(items, dict):
+        return None
+    names = set(properties(items))
+    return items if "type" in names and names <= ENVELOPE_ITEM_KEYS and names & {"text", "data", "resource"} else None
+
+
+@check("TSL452")
+def output_schema_mirrors_content_envelope(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    schema = tool.output_schema
+    if isinstance(schema, dict) and envelope_items(schema) is not None:
+        yield ctx.at(tool, "output_schema", "properties", "content")
+
+
+@check("TSL453")
+def output_object_without_required(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    schema = tool.output_schema
+    if not isinstance(schema, dict) or envelope_items(schema) is not None:
+        return  # an envelope is TSL452's
+    for path, node in object_schemas(schema):
+        if properties(node) and "required" not in node and not any(k in node for k in ("anyOf", "oneOf", "allOf")):
+            yield ctx.at(tool, "output_schema", *path, where="/" + "/".join(map(str, path)) if path else "the root")
+
+
+def pagination_fields(schema: dict) -> bool:
+    """A pagination field at the root or one level down (`meta.next_cursor`, `page_info.has_more`)."""
+    for name, prop in properties(schema).items():
+        if _squash(name) in PAGINATION:
+            return True
+        if isinstance(prop, dict) and any(_squash(n) in PAGINATION for n in properties(prop)):
+            return True
+    return False
+
+
+@check("TSL454")
+def list_output_without_pagination(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    schema = tool.output_schema
+    if not isinstance(schema, dict) or verb(tool) not in LIST_VERBS or envelope_items(schema) is not None:
+        return
+    arrays = [n for n, p in properties(schema).items() if isinstance(p, dict) and "array" in types_of(p)]
+    if arrays and not pagination_fields(schema):
+        yield ctx.at(tool, "output_schema", "properties", arrays[0], field=arrays[0])
+
+
+@check("TSL455")
+def empty_output_schema(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    schema = tool.output_schema
+    if not isinstance(schema, dict) or not is_object_schema(schema) or properties(schema):
+        return
+    if any(k in schema for k in ("anyOf", "oneOf", "allOf", "$ref", "patternProperties", "if")):
+        return
+    if isinstance(schema.get("additionalProperties"), dict):
+        return  # a typed map describes its values
+    yield ctx.at(tool, "output_schema")
