@@ -16,13 +16,26 @@ from toolschema_lint.settings import Settings, apply_config, resolve
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
 INPUT_SUFFIXES = {".json", ".yaml", ".yml", ".jsonl"}
+# a registry tool is NAME.schema.json plus these companions; it is one case, linted through the schema
+COMPANION_SUFFIXES = (".policy.yaml", ".examples.jsonl")
+
+
+def _companions(path: Path) -> list[Path]:
+    if not path.name.endswith(".schema.json"):
+        return []
+    stem = path.name[: -len(".schema.json")]
+    return [p for p in (path.with_name(stem + s) for s in COMPANION_SUFFIXES) if p.exists()]
+
+
+def _is_companion(f: Path) -> bool:
+    return any(f.name.endswith(s) and f.with_name(f.name[: -len(s)] + ".schema.json").exists() for s in COMPANION_SUFFIXES)
 
 
 def _cases() -> list[tuple[str, Path]]:
     out = []
     for rule_dir in sorted(p for p in RULES_DIR.iterdir() if p.is_dir()):
         for f in sorted(rule_dir.iterdir()):
-            if f.suffix in INPUT_SUFFIXES and f.name.startswith(("bad", "good")):
+            if f.suffix in INPUT_SUFFIXES and f.name.startswith(("bad", "good")) and not _is_companion(f):
                 out.append((rule_dir.name, f))
     return out
 
@@ -31,11 +44,15 @@ CASES = _cases()
 
 
 def _render(result, rule: str, path: Path) -> str:
-    return "".join(
-        f"{f.line}:{f.column} {f.rule_id} {f.message}\n"
-        for f in result.active()
-        if f.rule_id == rule and Path(f.path).name == path.name
-    )
+    """Findings in the case's file; for a registry schema also those in its companions (file-prefixed)."""
+    companions = {p.name for p in _companions(path)}
+    out = []
+    for f in result.active():
+        name = Path(f.path).name
+        if f.rule_id == rule and (name == path.name or name in companions):
+            prefix = "" if name == path.name else f"{name}:"
+            out.append(f"{prefix}{f.line}:{f.column} {f.rule_id} {f.message}\n")
+    return "".join(out)
 
 
 @pytest.mark.parametrize("rule,path", CASES, ids=[f"{r}/{p.name}" for r, p in CASES])
