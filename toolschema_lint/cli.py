@@ -120,11 +120,15 @@ def exit_code(result: RunResult, settings: Settings) -> int:
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
 @click.option("--explain", is_flag=True, default=False, help="Print, per file, which format was detected and why (to stderr).")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on for a terminal, off with NO_COLOR).")
+@click.option("--lock", "lock_file", type=click.Path(dir_okay=False), default=None, help="Report tools that changed, appeared or disappeared since this lock file (TSL8).")
+@click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), default=None, help="Report only findings that are not in this baseline file (the others stay in JSON/SARIF as suppressed).")
+@click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), default=None, help="Record the current findings in this baseline file, then report them as suppressed.")
 @guarded
 def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
           severity_opts: tuple[str, ...], fail_on: str | None, fmt: str | None, output: str | None, exit_zero: bool | None,
           statistics: bool | None, quiet: bool | None, config: str | None, input_format: str | None,
-          exclude: tuple[str, ...], explain: bool, color: bool | None) -> int:
+          exclude: tuple[str, ...], explain: bool, color: bool | None, lock_file: str | None = None,
+          baseline_file: str | None = None, write_baseline: str | None = None) -> int:
     """Lint tool definition files and folders."""
     severity: dict[str, str] = {}
     for item in severity_opts:
@@ -144,6 +148,7 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         "quiet": quiet,
         "input_format": input_format,
         "exclude": list(exclude) or None,
+        "lock_path": lock_file,
     }
     settings = load_settings(config, cli_values)
     settings.severity.update(severity)
@@ -154,6 +159,8 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         raise ConfigError("no paths given (try `toolschema-lint check tools.json`)")
     settings.color = color if color is not None else _auto_color(settings)
     result = lint(settings)
+    if baseline_file or write_baseline:
+        _baseline(result, settings, baseline_file, write_baseline)
     if explain:
         for doc in result.documents:
             click.echo(f"{doc.path}: {doc.format}, {doc.dialect or 'no tools'}: {doc.detection}", err=True)
@@ -162,6 +169,30 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         for err in result.errors:
             click.echo(f"toolschema-lint: error: {err}", err=True)
     return exit_code(result, settings)
+
+
+def _baseline(result: RunResult, settings: Settings, read_from: str | None, write_to: str | None) -> None:
+    """Apply a baseline (findings in it become suppressed) and/or write one; notes go to stderr."""
+    from . import baseline
+
+    try:
+        if read_from:
+            result.baseline = baseline.apply(result.findings, baseline.read(read_from), read_from)  # type: ignore[attr-defined]
+        if write_to:
+            current = [f for f in result.findings if f.suppressed in (None, baseline.SUPPRESSED_BY)]
+            for f in current:
+                f.suppressed = None
+            n = baseline.write(current, write_to)
+            result.baseline = baseline.apply(result.findings, baseline.read(write_to), write_to)  # type: ignore[attr-defined]
+            click.echo(f"toolschema-lint: wrote {n} finding{'s' if n != 1 else ''} to baseline {write_to}", err=True)
+    except baseline.BaselineError as e:
+        raise ConfigError(str(e)) from None
+    except OSError as e:
+        raise ConfigError(f"{write_to}: cannot write baseline ({e.strerror or e})") from None
+    res = result.baseline  # type: ignore[attr-defined]
+    if res.stale or (settings.format == "text" and not settings.quiet and read_from and not write_to):
+        for line in baseline.stale_note(res):
+            click.echo(f"toolschema-lint: {line}", err=True)
 
 
 def _auto_color(settings: Settings) -> bool:
@@ -248,6 +279,109 @@ def rule_cmd(rule: str) -> int:
 
 def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
+
+
+def _live_options(fn: Callable) -> Callable:
+    """--server / --url / --timeout: capture tools/list from running servers (needs toolschema-lint[live])."""
+    fn = click.option("--timeout", type=float, default=30.0, show_default=True, help="Seconds allowed for each live capture.")(fn)
+    fn = click.option("--url", "urls", multiple=True, metavar="URL", help="An MCP server over HTTP (repeatable).")(fn)
+    fn = click.option("--server", "commands", multiple=True, metavar="COMMAND",
+                      help="An MCP server started over stdio, as one shell-style command line (repeatable).")(fn)
+    return fn
+
+
+def _load_side(paths: list[str], sources: list[Any], what: str, input_format: str, exclude: list[str],
+               select: list[str] | None = None) -> tuple[RunResult, list[Any]]:
+    """Files and captures -> snapshots; unreadable or unparsable inputs are usage errors (exit 2)."""
+    from .lock import load_snapshots
+
+    result, snaps = load_snapshots(paths, sources, ["TSL0", *(select or [])], input_format, exclude)
+    fatal = [f for f in result.findings if f.rule_id.startswith("TSL0") and f.severity >= Severity.ERROR]
+    problems = list(result.errors) + [f"{f.path}:{f.line}:{f.column}: {f.message}" for f in fatal]
+    if problems:
+        raise InputError(f"{what}: " + "; ".join(problems[:5]))
+    return result, snaps
+
+
+@main.command("lock")
+@click.argument("paths", nargs=-1, type=click.Path())
+@_live_options
+@click.option("-o", "--output", default="toolschema.lock", show_default=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="Lock file to write (- for standard output).")
+@click.option("--input-format", type=click.Choice(INPUT_FORMATS), default="auto", help="Force the input dialect.")
+@click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
+@guarded
+def lock_cmd(paths: tuple[str, ...], commands: tuple[str, ...], urls: tuple[str, ...], timeout: float, output: str,
+             input_format: str, exclude: tuple[str, ...]) -> int:
+    """Record what the model sees of each tool (hashes and definitions) for `check --lock` and `diff`."""
+    from .lock import build_lock, dump_lock, live_sources
+
+    if not paths and not commands and not urls:
+        raise ConfigError("nothing to lock (give files, --server or --url)")
+    sources = live_sources(commands, urls, timeout)
+    _, snaps = _load_side(list(paths), sources, "lock", input_format, list(exclude))
+    empty = [s.key for s in snaps if not s.tools]
+    snaps = [s for s in snaps if s.tools]
+    if not snaps:
+        raise ConfigError("no tool definitions found to lock")
+    text = dump_lock(build_lock(snaps))
+    if output == "-":
+        click.echo(text, nl=False)
+    else:
+        Path(output).write_text(text, encoding="utf-8")
+    n = sum(len(s.tools) for s in snaps)
+    for key in empty:
+        click.echo(f"toolschema-lint: {key}: no tools, not locked", err=True)
+    where = "standard output" if output == "-" else output
+    click.echo(f"toolschema-lint: locked {n} tool{'s' if n != 1 else ''} of {len(snaps)} server{'s' if len(snaps) != 1 else ''} to {where}", err=True)
+    return EXIT_OK
+
+
+@main.command("diff")
+@click.argument("old", type=click.Path(exists=True))
+@click.argument("new", required=False, type=click.Path(exists=True))
+@_live_options
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True, help="Output format.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="Write the report to a file.")
+@click.option("--allow-breaking", is_flag=True, help="Exit 0 on breaking changes (version checks still apply).")
+@click.option("--fail-on-risky", is_flag=True, help="Exit 1 on risky changes too (descriptions, annotations, defaults).")
+@click.option("--no-relint", is_flag=True, help="Do not run the security rules on new or changed tools.")
+@click.option("--input-format", type=click.Choice(INPUT_FORMATS), default="auto", help="Force the input dialect.")
+@guarded
+def diff_cmd(old: str, new: str | None, commands: tuple[str, ...], urls: tuple[str, ...], timeout: float, fmt: str,
+             output: str | None, allow_breaking: bool, fail_on_risky: bool, no_relint: bool, input_format: str) -> int:
+    """Classify the changes from OLD to NEW: breaking, risky or compatible.
+
+    OLD and NEW are tool definition files or folders; OLD may be a lock file; NEW may be a live
+    server (--server / --url). Exits 1 on breaking changes (unless --allow-breaking), on a declared
+    version that does not fit them, and on security findings in new or changed text.
+    """
+    from . import diff as d
+    from .lock import LockError, live_sources, lock_snapshots, parse_lock
+    from .registry import catalog
+
+    if (new is None) == (not commands and not urls):
+        raise ConfigError("give NEW as a path, or --server / --url, not both")
+    olds: list[Any]
+    old_path = Path(old)
+    head = old_path.read_bytes()[:4096].decode("utf-8", "replace") if old_path.is_file() else ""
+    if old_path.is_file() and '"toolschema-lock"' in head:
+        try:
+            olds = lock_snapshots(parse_lock(old_path.read_text(encoding="utf-8"), old))
+        except LockError as e:
+            raise ConfigError(str(e)) from None
+    else:
+        _, olds = _load_side([old], [], "OLD", input_format, [])
+    security = [] if no_relint else [r for r, m in catalog().items() if m.is_security and m.family not in ("TSL0", "TSL8")]
+    sources = live_sources(commands, urls, timeout)
+    new_result, news = _load_side([new] if new else [], sources, "NEW", input_format, [], security)
+    report = d.diff(olds, news, old, new or ", ".join(s.display for s in sources))
+    d.locate(report)
+    d.attach_security(report, new_result.findings)
+    code = d.exit_code(report, allow_breaking, fail_on_risky)
+    text = {"text": d.render_text, "sarif": d.render_sarif}.get(fmt, lambda r: d.render_json(r, code))(report)
+    emit(text, output)
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -120,6 +120,15 @@ def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else (None if value is None else str(value))
 
 
+def tools_list_pointer(server: Server) -> str:
+    """Where the server's tool list is in its first document ("" when unknown or empty)."""
+    if not server.tools or not server.documents or server.tools[0].document is not server.documents[0]:
+        return ""
+    base = server.tools[0].pointer
+    base = base[: -len("/function")] if base.endswith("/function") else base
+    return base.rsplit("/", 1)[0] if base else ""
+
+
 def snapshot(server: Server) -> Snapshot:
     tools = [ToolDef(t.display_name, definition(t), _str_or_none(t.version), t) for t in server.tools]
     return Snapshot(server.key, _str_or_none(server.name), _str_or_none(server.version), tools, server)
@@ -264,3 +273,35 @@ def pair(olds: list[Snapshot], news: list[Snapshot]) -> list[tuple[Snapshot | No
         pairs.append((left.pop(), right.pop()))
     pairs += [(s, None) for s in left] + [(None, s) for s in right]
     return pairs
+
+
+# ---------------------------------------------------------------------------------- inputs (I/O edge)
+def live_sources(commands: Iterable[str], urls: Iterable[str], timeout: float = 30.0) -> list[Any]:
+    """Capture `tools/list` from servers (stdio command lines, split like a shell; HTTP URLs)."""
+    import shlex
+
+    from .loaders import InputError, Source
+    from .loaders.live import LiveError, ServerSpec, capture, dump_text
+
+    specs = [ServerSpec(command=shlex.split(c)) for c in commands] + [ServerSpec(url=u) for u in urls]
+    out = []
+    for spec in specs:
+        try:
+            result = capture(spec, timeout)
+        except LiveError as e:
+            raise InputError(str(e)) from None
+        out.append(Source(path=None, display=spec.source, text=dump_text(result), format="json", server_key=spec.source))
+    return out
+
+
+def load_snapshots(paths: list[str], sources: list[Any] | None = None, select: list[str] | None = None,
+                   input_format: str = "auto", exclude: list[str] | None = None) -> tuple[Any, list[Snapshot]]:
+    """Load files (and captured sources) the way `check` does; `select` picks rules to run on them
+    (none by default). Returns the run result and one snapshot per server."""
+    from .engine import lint
+    from .settings import Settings, resolve
+
+    settings = Settings(paths=list(paths), select=list(select or []), input_format=input_format, exclude=list(exclude or []))
+    settings.extra_sources = list(sources or [])
+    result = lint(resolve(settings))
+    return result, [snapshot(s) for s in result.servers]

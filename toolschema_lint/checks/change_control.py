@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..lock import ATTR, Snapshot, changed_fields, digest, lock_snapshots, locked_entries, pair, snapshot
+from ..lock import (ATTR, Snapshot, changed_fields, digest, lock_snapshots, locked_entries, pair, snapshot,
+                    tools_list_pointer)
 from ..model import Hit, Server, Tool
 from ..registry import check
 
@@ -60,12 +61,7 @@ def locked_tool_missing(servers: list[Server], ctx: Any) -> Iterator[Hit]:
         if locked is None or current.server is None or not current.server.documents:
             continue
         names = {t.name for t in current.tools}
-        doc = current.server.documents[0]
-        first = current.server.tools[0] if current.server.tools else None
-        where = ""
-        if first is not None and first.document is doc:
-            base = first.pointer[: -len("/function")] if first.pointer.endswith("/function") else first.pointer
-            where = base.rsplit("/", 1)[0]
+        doc, where = current.server.documents[0], tools_list_pointer(current.server)
         for name in sorted(locked_entries(ctx.settings.lock, locked.key)):
             if name not in names:
                 # a stand-in for the tool that is gone: the finding names it and points at the list

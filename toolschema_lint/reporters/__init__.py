@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import github, json_, sarif, text
+from . import github, gitlab, json_, sarif, text
 
 REPORTERS: dict[str, Callable] = {
     "text": text.render,
     "json": json_.render,
     "sarif": sarif.render,
     "github": github.render,
+    "gitlab": gitlab.render,
 }

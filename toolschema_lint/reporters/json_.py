@@ -33,13 +33,17 @@ def finding_dict(f: Finding) -> dict[str, Any]:
 
 def summary(result: Any) -> dict[str, Any]:
     active = result.active()
-    return {
+    out = {
         "files": result.files,
         "tools": result.tools,
         "findings": len(active),
         "by_severity": {str(s): sum(1 for f in active if f.severity == s) for s in sorted(Severity, reverse=True)},
         "suppressed": len(result.findings) - len(active),
     }
+    baseline = getattr(result, "baseline", None)  # set by `check --baseline` (baseline.BaselineResult)
+    if baseline is not None:
+        out["baseline"] = baseline.summary()
+    return out
 
 
 def render(result: Any, settings: Any) -> str:
