@@ -230,6 +230,12 @@ def unconstrained_path_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
 _AUTHORITY = {"admin", "administrator", "superuser", "root", "sudo", "privileged", "elevated", "owner", "staff",
               "internal", "trusted", "verified", "authenticated", "authorized", "authorised", "approved", "preapproved",
               "consent", "consented", "whitelisted", "allowlisted", "god", "unrestricted"}
+_AUTHORITY_NAMES = {"admin", "sudo", "superuser", "root", "admin_mode", "god_mode", "sudo_mode", "privileged", "elevated",
+                    "approved", "preapproved", "pre_approved", "user_approved", "manager_approved", "admin_approved",
+                    "admin_override", "authorized", "authorised"}
+_CLAIM_PREFIXES = {"is", "as", "has", "run", "act", "am", "grant", "with", "use", "i"}
+_FILTER_DESC = re.compile(r"\b(?:filter\w*|only\s+(?:return|show|list|include)|include\s+only|restrict\s+(?:the\s+)?results"
+                          r"|whether\s+to\s+(?:include|show|list|return))\b", re.I)
 _BYPASS_VERBS = {"skip", "bypass", "disable", "ignore", "override", "no", "without", "suppress"}
 _GUARDS = {"auth", "authentication", "authorization", "authorisation", "permission", "permissions", "approval",
            "approvals", "confirmation", "confirm", "verification", "verify", "validation", "checks", "check", "security",
@@ -254,7 +260,8 @@ def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | No
     joined, wset = "_".join(ws), set(ws)
     if wset & _BYPASS_VERBS and wset & (_GUARDS | _AUTHORITY) or wset & _UNSAFE or ws[0] == "bypass":
         return "bypass"
-    if wset & _AUTHORITY and (len(ws) <= 3 or ws[0] in ("is", "as", "has", "run", "act")):
+    boolean = "boolean" in _types(schema)
+    if wset & _AUTHORITY and (joined in _AUTHORITY_NAMES or ws[0] in _CLAIM_PREFIXES or (boolean and len(ws) <= 3)):
         return "authority"
     if joined in _ROLE_NAMES or ws[-1] in ("role", "privilege", "privileges", "clearance"):
         enum = schema.get("enum") if isinstance(schema.get("enum"), list) else None
@@ -281,7 +288,8 @@ def self_asserted_permission_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for path, name, sub, parent in params(tool.input_schema):
         kind = permission_kind(name, sub, properties(parent))
         if kind:
-            sev = {"_severity": Severity.INFO} if kind == "force" else {}
+            quiet = kind == "force" or (kind == "authority" and _FILTER_DESC.search(_desc(sub)))
+            sev = {"_severity": Severity.INFO} if quiet else {}
             yield ctx.at(tool, "input_schema", *path, param=name, why=_PERMISSION_WHY[kind], **sev)
 
 
@@ -334,32 +342,38 @@ def reads_data(tool: Tool) -> bool:
     return bool(names & _READ_PARAMS) or bool(_READS.search(_text(tool.description)[:_MAX_TEXT]))
 
 
-def _extra(tool: Tool) -> tuple[str, dict]:
-    if reads_data(tool):
-        return ", and the tool also takes local data in", {"_severity": Severity.ERROR}
-    return "", {}
+def weight(tool: Tool, gate: bool = True) -> tuple[str, dict]:
+    """Message tail and severity: heavier when the tool also reads data, lighter when calls need approval.
+
+    A declared brake (`destructiveHint: true`, approval required) makes clients confirm each call, so
+    the user sees the destination; trusting such a claim only ever makes the tool more gated.
+    """
+    reads = reads_data(tool)
+    tail = ", and the tool also takes local data in" if reads else ""
+    if gate and braked(tool):
+        return tail + " (calls need confirmation)", {"_severity": Severity.WARNING if reads else Severity.INFO}
+    return tail, {"_severity": Severity.ERROR} if reads else {}
 
 
 @check("TSL555")
 def arbitrary_recipient_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     sends = "send" in capabilities(tool)
-    extra = None
     for path, name, sub, _parent in params(tool.input_schema):
         joined, leaf = "_".join(words(name)), string_leaf(sub)
         if leaf is None or real_pattern(leaf.get("pattern")) or leaf.get("format") in _NOT_RECIPIENT:
             continue
         if joined in _RECIPIENTS and (sends or joined != "to") or (sends and joined in _CONTACTS):
-            extra = extra or _extra(tool)
-            yield ctx.at(tool, "input_schema", *path, param=name, extra=extra[0], **extra[1])
+            # a hidden copy is what a confirmation dialog is least likely to catch: no discount for bcc
+            tail, sev = weight(tool, gate="bcc" not in joined)
+            yield ctx.at(tool, "input_schema", *path, param=name, extra=tail, **sev)
 
 
 @check("TSL556")
 def outbound_url_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    extra = None
     for path, name, leaf, kind in _kinds(tool):
         if kind == "outbound" and not host_pinned(leaf):
-            extra = extra or _extra(tool)
-            yield ctx.at(tool, "input_schema", *path, param=name, extra=extra[0], **extra[1])
+            tail, sev = weight(tool)
+            yield ctx.at(tool, "input_schema", *path, param=name, extra=tail, **sev)
 
 
 # --- HTML or script in the output schema ---------------------------------------------------------------
@@ -414,10 +428,10 @@ _CAP_WORDS = {
     "delete": {"delete", "remove", "rm", "destroy", "drop", "purge", "wipe", "erase", "truncate", "unlink", "trash",
                "uninstall", "terminate", "kill", "revoke", "shred", "nuke", "rmdir"},
     "pay": {"pay", "purchase", "buy", "checkout", "charge", "refund", "payout", "donate", "tip", "withdraw", "wire",
-            "remit", "sendmoney", "order"},
+            "remit", "sendmoney"},
     "send": {"send", "forward", "reply", "broadcast", "tweet", "publish", "post", "dm", "invite", "notify", "sms",
              "mail", "email", "share"},
-    "execute": {"execute", "exec", "run", "eval", "evaluate", "shell", "bash", "terminal", "spawn", "powershell",
+    "execute": {"execute", "exec", "run", "eval", "shell", "bash", "terminal", "spawn", "powershell",
                 "interpreter", "repl", "command", "cmd", "sudo"},
 }
 _NOT_EXEC = {"query", "queries", "sql", "search", "report", "reports", "analysis", "test", "tests", "check", "checks",
@@ -428,7 +442,8 @@ _CAP_DESC = {
                          r"|\bdrop\s+(?:table|database|schema)\b|\brm\s+-rf\b", re.I),
     "pay": re.compile(r"\b(?:transfer|send|wire|withdraw|move)s?\s+(?:the\s+)?(?:\w+\s+)?(?:funds|money|payments?|crypto\w*"
                       r"|tokens|btc|eth|usdc|usdt)\b|\b(?:charges?|bills?)\s+the\s+(?:user|customer|card|account)\b"
-                      r"|\bplaces?\s+(?:an?\s+)?orders?\b|\bmakes?\s+(?:an?\s+)?payments?\b", re.I),
+                      r"|\bplaces?\s+(?:an?\s+)?orders?\b|\bmakes?\s+(?:an?\s+)?payments?\b"
+                      r"|\bpays?\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:invoices?|bills?|suppliers?|vendors?|merchants?|fees?)\b", re.I),
     "send": re.compile(r"\bsends?\s+(?:an?\s+)?(?:e-?mails?|messages?|sms|texts?|notifications?|dms?|invitations?)\b", re.I),
     "execute": re.compile(r"\b(?:execut\w*|runs?)\s+(?:an?\s+|any\s+|arbitrary\s+)?(?:shell\s+|bash\s+|terminal\s+|system\s+)?"
                           r"commands?\b|\b(?:execut\w*|runs?|evaluat\w*)\s+(?:arbitrary\s+|any\s+)?(?:code|scripts?|javascript|python)\b",
@@ -450,13 +465,30 @@ def _verb_at(ws: list[str], vocab: set[str]) -> bool:
     return ws[0] in vocab or (len(ws) > 1 and ws[1] in vocab and ws[0] not in _COMMON_VERBS)
 
 
+_PAY_NOUNS = {"payment", "payments", "order", "orders", "transfer", "payout", "purchase", "transaction", "invoice_payment"}
+_MAKING = {"create", "make", "send", "submit", "initiate", "process", "execute", "place", "new", "issue", "schedule",
+           "confirm", "complete", "approve", "authorize", "capture"}
+
+
+def action_words(name: Any) -> list[str]:
+    """The words of a tool name after its namespace: `mail.search_inbox` -> [search, inbox]."""
+    if not isinstance(name, str):
+        return []
+    ws = words(name.rsplit(".", 1)[-1]) or words(name)
+    if len(ws) > 1 and ws[0] not in _COMMON_VERBS and ws[1] in _READ_VERBS:
+        ws = ws[1:]  # `github_list_issues`, `ci_get_run`
+    return ws
+
+
 def capabilities(tool: Tool) -> set[str]:
     """delete | pay | send | execute, from the name's verbs and unambiguous description phrases."""
-    ws = words(tool.name)
+    ws = action_words(tool.name)
     caps: set[str] = set()
     if ws and ws[0] not in _READ_VERBS:
         wset = set(ws)
         caps = {cap for cap, vocab in _CAP_WORDS.items() if wset & vocab}
+        if any(w in _PAY_NOUNS and i and ws[i - 1] in _MAKING for i, w in enumerate(ws)):
+            caps.add("pay")
         if wset & _NOT_EXEC:
             caps.discard("execute")  # `run_query`, `run_tests`: bounded jobs, not arbitrary execution
         names = {"_".join(words(n)) for _p, n, _s, _o in params(tool.input_schema)}
@@ -495,6 +527,17 @@ def _annotations(tool: Tool) -> dict:
     return tool.annotations if isinstance(tool.annotations, dict) else {}
 
 
+def braked(tool: Tool, caps: set[str] | None = None) -> bool:
+    """Whether the tool declares it needs care: destructive, approval required, or (for sending) not read-only."""
+    ann = _annotations(tool)
+    if ann.get("destructiveHint") is True or approval_signal(tool) is True:
+        return True
+    if ann.get("readOnlyHint") is False:
+        caps = capabilities(tool) if caps is None else caps
+        return ann.get("destructiveHint") is not False or caps <= {"send"}
+    return False
+
+
 def marked_safe(tool: Tool, caps: set[str]) -> tuple[str, tuple[str, ...]] | None:
     """The explicit claim that disarms a client's brake on a risky tool: (claim, pointer tokens)."""
     ann = _annotations(tool)
@@ -531,10 +574,7 @@ def risky_tool_without_brake(tool: Tool, ctx: Any) -> Iterator[Hit]:
     caps = capabilities(tool)
     if not caps or marked_safe(tool, caps):
         return
-    ann = _annotations(tool)
-    braked = ann.get("destructiveHint") is True or approval_signal(tool) is True or (
-        ann.get("readOnlyHint") is False and ann.get("destructiveHint") is not False)
-    if braked:
+    if braked(tool, caps):
         return
     what = " and ".join(_CAP_WHAT[c] for c in sorted(caps))
     if tool.has_production_metadata:
