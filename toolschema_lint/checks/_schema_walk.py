@@ -93,3 +93,66 @@ def object_schemas(schema: Any) -> Iterator[tuple[tuple[str | int, ...], dict]]:
     for path, node in walk(schema):
         if is_object_schema(node):
             yield path, node
+
+
+# -- $ref helpers ------------------------------------------------------------------------------
+
+def path_pointer(path: tuple[str | int, ...]) -> str:
+    """Walk tokens -> an RFC 6901 pointer relative to the walked schema."""
+    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in path)
+
+
+def refs(schema: Any) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """(path of the schema holding it, value) for every string `$ref` reachable by `walk`."""
+    for path, node in walk(schema):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            yield path, ref
+
+
+def is_local_ref(ref: str) -> bool:
+    return ref.startswith("#")
+
+
+def anchors(root: Any) -> dict[str, tuple[dict, tuple[str, ...]]]:
+    """Plain-name fragments of `root` (`$anchor`, draft-07 `$id: "#name"`) -> (node, path)."""
+    out: dict[str, tuple[dict, tuple[str, ...]]] = {}
+    for path, node in walk(root):
+        for key in ("$anchor", "$id", "id"):
+            val = node.get(key)
+            if isinstance(val, str) and val:
+                name = val if key == "$anchor" else val[1:] if val.startswith("#") else None
+                if name:
+                    out.setdefault(name, (node, tuple(map(str, path))))
+    return out
+
+
+def resolve_local(root: Any, ref: str, anchor_index: dict | None = None) -> tuple[bool, Any, tuple[str, ...]]:
+    """(found, target, target path) of a local `$ref` (`#`, `#/json/pointer` or `#anchor`) in `root`.
+
+    Pass `anchor_index` (from `anchors(root)`) when resolving many references of one schema.
+    """
+    from urllib.parse import unquote
+
+    if not ref.startswith("#"):
+        return False, None, ()
+    frag = unquote(ref[1:])
+    if frag and not frag.startswith("/"):
+        hit = (anchor_index if anchor_index is not None else anchors(root)).get(frag)
+        return (True, hit[0], hit[1]) if hit else (False, None, ())
+    node, path = root, []
+    for tok in (frag[1:].split("/") if frag else []):
+        tok = tok.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and tok in node:
+            node = node[tok]
+        elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):
+            node = node[int(tok)]
+        else:
+            return False, None, ()
+        path.append(tok)
+    return True, node, tuple(path)
+
+
+def embedded_ids(schema: Any) -> set[str]:
+    """`$id`s of subschemas below the root: refs relative to those resources are not judged here."""
+    return {n["$id"] for p, n in walk(schema) if p and isinstance(n.get("$id"), str) and not n["$id"].startswith("#")}
