@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Stress a text-scanning function with ~1 MB adversarial strings (ReDoS guard).
 
-The target is any callable taking one string, given as ``module:function``
-(default ``toolschema_lint.checks.security:scan_text``). Each case runs in its own
+The target is any callable taking one string, given as ``module:function``.
+Without ``--target`` the first importable of ``DEFAULT_TARGETS`` is used
+(``toolschema_lint.checks.security:scan_text``, then ``...security_text:scan_text``). Each case runs in its own
 child process with a hard ``--timeout``, so a catastrophic backtracking regex is
 killed instead of hanging the run. If the target cannot be imported the harness
 prints "skipped" and exits 0.
@@ -30,7 +31,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-DEFAULT_TARGET = "toolschema_lint.checks.security:scan_text"
+DEFAULT_TARGETS = ("toolschema_lint.checks.security:scan_text", "toolschema_lint.checks.security_text:scan_text")
 MB = 1_000_000
 
 
@@ -143,7 +144,7 @@ def run_case(target: str, case: str, size: int, timeout: float) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--target", default=DEFAULT_TARGET, help=f"module:function (default {DEFAULT_TARGET})")
+    ap.add_argument("--target", help=f"module:function (default: first importable of {', '.join(DEFAULT_TARGETS)})")
     ap.add_argument("--limit", type=float, default=2.0, help="max seconds allowed per string (default 2)")
     ap.add_argument("--timeout", type=float, default=None,
                     help="hard kill after this many seconds per string (default max(10, 5 x limit))")
@@ -161,13 +162,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         return worker(args.target, args.case[0], args.size)
 
-    try:
-        load_target(args.target)
-    except TargetMissing as e:
-        print(f"skipped: {e} (target {args.target})")
+    missing = []
+    for target in [args.target] if args.target else DEFAULT_TARGETS:
+        try:
+            load_target(target)
+        except TargetMissing as e:
+            missing.append(f"{e} (target {target})")
+            continue
+        except ValueError as e:
+            ap.error(str(e))
+        args.target = target
+        break
+    else:
+        print("skipped: " + "; ".join(missing))
         return 0
-    except ValueError as e:
-        ap.error(str(e))
 
     timeout = args.timeout or max(10.0, 5 * args.limit)
     rows = []
