@@ -32,6 +32,15 @@ MUTATING_VERBS = frozenset(
     "register rollback revert release rotate scale resize reboot shutdown withdraw deposit click fill "
     "press drag".split()) | DESTRUCTIVE_VERBS
 WRITE_VERBS = MUTATING_VERBS | EXEC_VERBS
+# verbs that say nothing about side effects: a name led by one is not judged (`generate_pin_map`)
+NEUTRAL_VERBS = frozenset(
+    "generate convert calculate compute format parse render translate validate transform think plan echo sum "
+    "resolve sample wait sleep ping test".split())
+# verbs no read-only tool is named after (the ones TSL603 trusts enough to contradict a hint)
+CLEARLY_MUTATING = frozenset(
+    "create insert update edit modify write put patch upsert save append rename move upload merge push commit "
+    "publish post send pay charge transfer refund purchase deploy install uninstall archive approve reject "
+    "cancel grant invite assign set".split()) | (DESTRUCTIVE_VERBS - {"clear", "reset"})
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 ANNOTATION_KEYS = ("title",) + HINTS
 _FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
@@ -46,9 +55,16 @@ def _stem(word: str) -> str:
     return w
 
 
+def _known(w: str) -> bool:
+    return w in READ_VERBS or w in WRITE_VERBS or w in NEUTRAL_VERBS
+
+
 def verb(tool: Tool) -> str | None:
     """The verb that says what the tool does, or None when neither name nor description tells."""
-    found = [w for w in words(tool.name) if w in READ_VERBS or w in WRITE_VERBS]
+    found = [w for w in words(tool.name) if _known(w)]
+    if found and found[0] in NEUTRAL_VERBS and not ({"or", "and"} & set(words(tool.name))):
+        return None
+    found = [w for w in found if w not in NEUTRAL_VERBS]
     if found:
         if len(found) > 1 and ({"or", "and"} & set(words(tool.name))):
             for group in (DESTRUCTIVE_VERBS, MUTATING_VERBS, EXEC_VERBS):
@@ -111,11 +127,11 @@ def contradictory_annotations(tool: Tool, ctx: Any) -> Iterator[Hit]:
 @check("TSL603")
 def annotation_contradicts_tool_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
     ann = annotations(tool)
-    names_verb = [w for w in words(tool.name) if w in READ_VERBS or w in WRITE_VERBS]
+    names_verb = [w for w in words(tool.name) if _known(w)]
     v = verb(tool) if names_verb else None  # only the name is trusted here, not the description
     if v is None:
         return
-    if ann.get("readOnlyHint") is True and v in MUTATING_VERBS:
+    if ann.get("readOnlyHint") is True and v in CLEARLY_MUTATING:
         yield ctx.at(tool, "annotations", "readOnlyHint", hint="readOnlyHint: true", verb=v)
     elif ann.get("destructiveHint") is False and ann.get("readOnlyHint") is not True and v in DESTRUCTIVE_VERBS:
         yield ctx.at(tool, "annotations", "destructiveHint", hint="destructiveHint: false", verb=v)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from ..model import Hit, Tool
+from ..model import Hit, Severity, Tool
 from ..registry import check
-from ._schema_walk import is_object_schema, object_schemas, properties, subschemas, walk
+from ._schema_walk import is_object_schema, properties, subschemas
 
 MAX_NAME = 200  # longer names are not words anyone reads; cap before tokenizing
 MAX_DESC = 4000
@@ -62,8 +62,57 @@ def is_plain_string(node: dict) -> bool:
     return types_of(node) == {"string"}
 
 
+DEF_KEYS = ("$defs", "definitions")
+MAX_NODES = 50_000
+
+
+def _resolve(root: dict, ref: str) -> tuple[tuple, Any]:
+    """Target of a local JSON-pointer `$ref` (`#/$defs/x`) inside `root`, with its pointer tokens."""
+    node: Any = root
+    path: list[str | int] = []
+    for tok in ref[2:].split("/")[:64]:
+        tok = tok.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and tok in node:
+            node = node[tok]
+        elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):
+            node, tok = node[int(tok)], int(tok)
+        else:
+            return (), None
+        path.append(tok)
+    return tuple(path), node
+
+
+def reachable(schema: Any) -> Iterator[tuple[tuple, dict]]:
+    """Every (sub)schema an argument can meet: the tree below the root, and the definitions that
+    local `$ref`s reach (transitively), each node once. Unused definitions are not visited, so a
+    definitions block copied into every tool is not reported for every tool.
+    """
+    if not isinstance(schema, dict):
+        return
+    seen: set[int] = set()
+    stack: list[tuple[tuple, dict]] = [((), schema)]
+    while stack and len(seen) < MAX_NODES:
+        path, node = stack.pop()
+        if id(node) in seen or len(path) > 256:
+            continue
+        seen.add(id(node))
+        yield path, node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/"):
+            target_path, target = _resolve(schema, ref)
+            if isinstance(target, dict):
+                stack.append((target_path, target))
+        kids = [(rel, child) for rel, child in subschemas(node) if rel[0] not in DEF_KEYS]
+        for rel, child in reversed(kids):
+            stack.append((path + rel, child))
+
+
+def object_schemas(schema: Any) -> Iterator[tuple[tuple, dict]]:
+    return ((p, n) for p, n in reachable(schema) if is_object_schema(n))
+
+
 def parameters(schema: Any) -> Iterator[tuple[tuple, str, dict]]:
-    """(pointer tokens, name, schema) of every declared property of every object schema."""
+    """(pointer tokens, name, schema) of every declared property of every reachable object schema."""
     for path, node in object_schemas(schema):
         for name, prop in properties(node).items():
             if isinstance(prop, dict):
@@ -78,15 +127,22 @@ def gemini_parameters(tool: Tool) -> bool:
 # -- well-known string kinds ------------------------------------------------------------------
 _DESC_KINDS = (
     ("a duration", re.compile(r"\bduration\b", re.I)),  # not a date-time: no finding
-    ("a date-time", re.compile(r"\bISO[ -]?8601\b|\bRFC[ -]?3339\b|\btimestamp\b|YYYY-MM-DDT", re.I)),
+    ("a date-time", re.compile(r"\bISO[ -]?8601\b|\bRFC[ -]?3339\b|YYYY-MM-DDT", re.I)),
     ("a date", re.compile(r"\bYYYY-MM-DD\b", re.I)),
     ("an email address", re.compile(r"\be-?mail address(es)?\b", re.I)),
     ("a UUID", re.compile(r"\b(UUID|GUID)\b", re.I)),
 )
 
 
+# a description that allows free-form values ("2 weeks ago") or names choices: no format applies
+_FREE_FORM = re.compile(r"\b(relative|ago|yesterday|tomorrow|natural[- ]language|human[- ]readable|"
+                        r"possible values|one of|values include|supported values|allowed values)\b", re.I)
+
+
 def string_kind(name: str, desc: str) -> str | None:
     """What a string parameter holds, judged by its name and description; None when unclear."""
+    if _FREE_FORM.search(desc):
+        return None
     w = words(name)
     last = w[-1] if w else ""
     if last in ("uuid", "guid"):
@@ -114,7 +170,8 @@ def string_without_format(tool: Tool, ctx: Any) -> Iterator[Hit]:
         kind = string_kind(name, text(prop.get("description")))
         if kind is None or (gemini and kind != "a date-time"):
             continue  # Gemini's `parameters` only know the date-time string format
-        yield ctx.at(tool, "input_schema", *path, param=name, kind=kind)
+        extra = {"_severity": Severity.INFO} if kind == "a URL" else {}  # models rarely garble URLs
+        yield ctx.at(tool, "input_schema", *path, param=name, kind=kind, **extra)
 
 
 def id_like(name: str) -> bool:
@@ -154,7 +211,7 @@ def count_param_without_bounds(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 
 def arrays(schema: Any) -> Iterator[tuple[tuple, dict]]:
-    for path, node in walk(schema):
+    for path, node in reachable(schema):
         t = node.get("type")
         if t == "array" or (isinstance(t, list) and "array" in t and "null" in t and len(t) == 2):
             yield path, node
@@ -195,11 +252,43 @@ def unconstrained_string(prop: Any) -> bool:
     return isinstance(prop, dict) and is_plain_string(prop) and not has_any(prop, CONSTRAINTS + ("maxLength",))
 
 
+_BOOL_FIRST = frozenset(("is", "has", "should", "can", "enable", "enabled", "disable", "disabled", "allow", "use"))
+_BOOL_NAMES = frozenset(("force", "recursive", "verbose", "dryrun", "overwrite", "private", "public", "draft",
+                         "archived", "enabled", "disabled", "confirm", "confirmed", "async", "debug"))
+_NUMBER_LAST = frozenset(("count", "limit", "size", "port", "age", "price", "amount", "quantity", "qty", "offset",
+                          "page", "index", "timeout", "seconds", "minutes", "ms", "width", "height", "depth",
+                          "days", "hours", "percent", "percentage", "ratio", "score", "total", "num"))
+_DESC_TYPES = (
+    ("a boolean", re.compile(r"\btrue\b[^.]{0,40}\bfalse\b|\byes\b or \bno\b", re.I)),
+    ("a number", re.compile(r"\b(integer|number of|in (milli)?seconds|in minutes)\b", re.I)),
+    ("a choice", re.compile(r"\b(one of|possible values|valid values|allowed values|supported values|"
+                            r"options are|values include)\b|['\"`][\w-]{1,30}['\"`][^.]{0,60}\bor\b[^.]{0,40}"
+                            r"['\"`][\w-]{1,30}['\"`]", re.I)),
+    ("a list", re.compile(r"\bcomma[- ]separated\b", re.I)),
+)
+
+
+def looks_typed(name: str, prop: dict) -> str | None:
+    """What a string parameter really holds when that is not text: a number, a flag, a date, ..."""
+    w, desc = words(name), text(prop.get("description"))
+    kind = string_kind(name, desc)
+    if kind and kind != "a URL":
+        return kind
+    if w and (w[0] in _BOOL_FIRST and len(w) > 1 or "".join(w) in _BOOL_NAMES):
+        return "a boolean"
+    if w and w[-1] in _NUMBER_LAST:
+        return "a number"
+    return next((k for k, rx in _DESC_TYPES if rx.search(desc)), None)
+
+
 @check("TSL408")
 def stringly_typed_parameters(tool: Tool, ctx: Any) -> Iterator[Hit]:
     props = properties(tool.input_schema)
-    if len(props) >= ctx.options.get("min_params", 3) and all(unconstrained_string(p) for p in props.values()):
-        yield ctx.at(tool, "input_schema", "properties", count=len(props))
+    if len(props) < ctx.options.get("min_params", 3) or not all(unconstrained_string(p) for p in props.values()):
+        return
+    typed = next(((n, k) for n, p in props.items() if (k := looks_typed(n, p))), None)
+    if typed:  # all strings is only an anti-pattern when some of them are not text
+        yield ctx.at(tool, "input_schema", "properties", count=len(props), param=typed[0], kind=typed[1])
 
 
 @check("TSL409")
@@ -213,8 +302,9 @@ def too_many_parameters(tool: Tool, ctx: Any) -> Iterator[Hit]:
 def nesting(schema: Any, limit: int) -> tuple | None:
     """Pointer tokens of the first node nested deeper than `limit` object/array levels, or None.
 
-    A level is one step into a property value or an array's items; composition keywords
-    (anyOf, allOf, ...) and definitions do not add a level of their own.
+    A level is one step into a property value that is itself an object or an array; an array's
+    items sit on the array's level, and composition keywords (anyOf, allOf, ...) and definitions
+    do not add a level of their own.
     """
     if not isinstance(schema, dict):
         return None
@@ -228,8 +318,7 @@ def nesting(schema: Any, limit: int) -> tuple | None:
         if depth > limit:
             return path
         for rel, child in subschemas(node):
-            step = 1 if rel[0] in ("properties", "patternProperties", "additionalProperties", "items",
-                                   "prefixItems") else 0
+            step = 1 if rel[0] in ("properties", "patternProperties", "additionalProperties") else 0
             if rel[0] in ("$defs", "definitions"):
                 continue
             stack.append((path + rel, child, depth + step if step and is_container(child) else depth))
@@ -271,12 +360,8 @@ def open_object_schema(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for path, node in object_schemas(schema):
         if path and not nested:
             continue
-        if not path and not properties(node):
-            continue  # a tool without parameters: TSL411 reports it
-        if any(k in node for k in ("anyOf", "oneOf", "allOf", "$ref")) and not properties(node):
-            continue  # composition: closing is the branches' business
-        if node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False:
-            continue
-        if isinstance(node.get("additionalProperties"), dict) and not properties(node):
-            continue  # a typed map (`additionalProperties: {type: string}`) is intentional
+        if not properties(node):
+            continue  # no parameters (TSL411), a free-form object, a typed map or a composition
+        if node.get("additionalProperties") is not None or node.get("unevaluatedProperties") is False:
+            continue  # closed, or opened on purpose (`true`, or a schema for the extra values)
         yield ctx.at(tool, "input_schema", *path, where="/" + "/".join(map(str, path)) if path else "the root")

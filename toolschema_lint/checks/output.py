@@ -6,9 +6,9 @@ from typing import Any, Iterator
 
 from ..model import Hit, Tool
 from ..registry import check
-from ._schema_walk import is_object_schema, object_schemas, properties
+from ._schema_walk import is_object_schema, properties
 from .annotations import annotations, effect, verb
-from .design import types_of, words
+from .design import object_schemas, types_of, words
 
 LIST_VERBS = frozenset(("list", "search", "find", "query", "browse", "lookup", "grep", "explore"))
 PAGINATION = frozenset((
@@ -55,8 +55,11 @@ def envelope_items(schema: dict) -> dict | None:
     items = content.get("items")
     if not isinstance(items, dict):
         return None
-    names = set(properties(items))
-    return items if "type" in names and names <= ENVELOPE_ITEM_KEYS and names & {"text", "data", "resource"} else None
+    for block in [items] + [b for k in ("anyOf", "oneOf") for b in items.get(k) or [] if isinstance(b, dict)]:
+        names = set(properties(block))
+        if "type" in names and names <= ENVELOPE_ITEM_KEYS and names & {"text", "data", "resource"}:
+            return block
+    return None
 
 
 @check("TSL452")
