@@ -22,7 +22,10 @@ from ._schema_walk import object_schemas, properties
 # --- words ---------------------------------------------------------------------------------------
 
 _SPLIT = re.compile(r"[^0-9A-Za-z\u00c0-\uffff]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_MAX_TEXT = 200_000  # characters of one description considered for context words (phrases scan all)
+# Characters of any one text (a description, a title) the checks read. Every pattern here is linear,
+# but a rule set runs some twenty of them; past this size a description is an anomaly that the
+# context-size and padding rules report on their own.
+_MAX_TEXT = 100_000
 
 
 def words(name: Any, limit: int = 256) -> list[str]:
@@ -33,7 +36,7 @@ def words(name: Any, limit: int = 256) -> list[str]:
 
 
 def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+    return value[:_MAX_TEXT] if isinstance(value, str) else ""
 
 
 def tool_text(tool: Tool) -> str:
@@ -169,7 +172,7 @@ def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str)
 
 
 def _kinds(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str, dict, str]]:
-    ttext = tool_text(tool)[:_MAX_TEXT]
+    ttext = tool_text(tool)
     for path, name, sub, parent in params(tool.input_schema):
         kind = param_kind(name, sub, properties(parent), ttext)
         if kind:
@@ -217,7 +220,7 @@ def unconstrained_path_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for path, name, leaf, kind in _kinds(tool):
         if kind != "path" or real_pattern(leaf.get("pattern")):
             continue
-        wide = _ANYWHERE.search(_desc(leaf) + " " + _text(tool.description)[:_MAX_TEXT])
+        wide = _ANYWHERE.search(_desc(leaf) + " " + _text(tool.description))
         if wide or "delete" in caps:
             why = ", and the tool deletes" if "delete" in caps else ", and the description invites any location"
             yield ctx.at(tool, "input_schema", *path, param=name, why=why, _severity=Severity.WARNING)
@@ -339,7 +342,7 @@ _NOT_RECIPIENT = {"date", "date-time", "time", "uri", "url"}
 def reads_data(tool: Tool) -> bool:
     """The tool also takes local data in (files, queries, conversation), so a sink can carry it out."""
     names = {"_".join(words(n)) for _p, n, _s, _o in params(tool.input_schema)}
-    return bool(names & _READ_PARAMS) or bool(_READS.search(_text(tool.description)[:_MAX_TEXT]))
+    return bool(names & _READ_PARAMS) or bool(_READS.search(_text(tool.description)))
 
 
 def weight(tool: Tool, gate: bool = True) -> tuple[str, dict]:
@@ -496,7 +499,7 @@ def capabilities(tool: Tool) -> set[str]:
             caps.add("pay")
         if "send" in caps and not wset & _SEND_ALWAYS and not _verb_at(ws, _CAP_WORDS["send"]):
             caps.discard("send")  # `update_email_settings`, `create_post`: the word is a noun there
-    desc = _text(tool.description)[:_MAX_TEXT]
+    desc = _text(tool.description)
     caps |= {cap for cap, rx in _CAP_DESC.items() if rx.search(desc)}
     return caps
 
@@ -699,43 +702,39 @@ def _stem(word: str) -> str:
     return stem if len(stem) >= 3 else word
 
 
-def _related(a: set[str], b: set[str]) -> str | None:
-    """A word of `a` that shares its stem with a word of `b` (`store` / `storage`)."""
-    stems = {_stem(y) for y in b}
-    return next((x for x in sorted(a) if _stem(x) in stems), None)
+_CJK_COMMON = {"用户", "使用", "工具", "提到", "时候", "就使", "此工"}
 
 
-def _cjk_overlap(clause: str, other: str) -> str | None:
-    for i in range(max(0, len(clause) - 1)):
-        pair = clause[i:i + 2]
-        if all("\u4e00" <= c <= "\u9fff" for c in pair) and pair in other and pair not in ("用户", "使用", "工具", "提到"):
-            return pair
-    return None
+def topic(text: str) -> set[str]:
+    """Stems of the content words of `text`, plus its pairs of adjacent CJK characters."""
+    stems = {_stem(w) for w in _content_words(text)}
+    cjk = {text[i:i + 2] for i in range(len(text) - 1) if "\u4e00" <= text[i] <= "\u9fff" and "\u4e00" <= text[i + 1] <= "\u9fff"}
+    return stems | (cjk - _CJK_COMMON)
 
 
 @check("TSL572", scope="run")
 def overbroad_tool_trigger(servers: list[Server], ctx: Any) -> Iterator[Hit]:
     if len(servers) < 2:
         return
-    for i, server in enumerate(servers):
-        others = [(t, s) for j, s in enumerate(servers) if j != i for t in s.tools if isinstance(t.name, str)]
-        for tool in server.tools:
-            desc = _text(tool.description)[:_MAX_TEXT]
-            m = _BROAD_TRIGGER.search(desc)
-            if not m or not others:
-                continue
-            clause = desc[max(0, m.start() - 120):m.end() + 160]
-            mine = _content_words(clause) | _content_words(" ".join(words(tool.name)))
-            for other, osrv in others:
-                otext = " ".join(words(other.name)) + " " + _text(other.description)[:300]
-                shared = _related(mine, _content_words(otext)) or _cjk_overlap(clause, otext)
-                if shared or _UNIVERSAL.search(desc, m.start(), m.end() + 40):
-                    yield ctx.at(tool, "description", quote=m.group(0), other=other.name, server=server_label(osrv))
-                    break
+    triggers = [(i, t, m) for i, s in enumerate(servers) for t in s.tools
+                for m in [_BROAD_TRIGGER.search(_text(t.description))] if m]
+    if not triggers:
+        return
+    topics = [[(t, topic(" ".join(words(t.name)) + " " + _text(t.description)[:300])) for t in s.tools
+               if isinstance(t.name, str)] for s in servers]
+    for i, tool, m in triggers:
+        desc = _text(tool.description)
+        universal = _UNIVERSAL.search(desc, m.start(), m.end() + 40)
+        mine = topic(desc[max(0, m.start() - 120):m.end() + 160] + " " + " ".join(words(tool.name)))
+        match = next(((t, servers[j]) for j in range(len(servers)) if j != i for t, their in topics[j]
+                      if universal or mine & their), None)
+        if match:
+            yield ctx.at(tool, "description", quote=m.group(0), other=match[0].name, server=server_label(match[1]))
 
 
 def scan_text(text: str) -> list[str]:
-    """Every text pattern of this module run over one string (for bench/regex_stress.py)."""
+    """Every text pattern of this module run over one string, as the checks see it (bench/regex_stress.py)."""
+    text = _text(text)
     rxs = [_CMD_DESC, _EXEC, _CODE_LANG, _SQL_WORD, _SQL_KEYWORD, _DB_CONTEXT, _SEARCHY, _CONTENT, _ANYWHERE,
            _BYPASS_DESC, _CALLER_DESC, _READS, _RAW_HTML, _BROAD_TRIGGER, _UNIVERSAL, _TRIVIAL_PATTERN, *_CAP_DESC.values()]
     out = [m.group(0) for rx in rxs for m in [rx.search(text)] if m]
