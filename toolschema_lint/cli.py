@@ -294,6 +294,7 @@ def _load_side(paths: list[str], sources: list[Any], what: str, input_format: st
                select: list[str] | None = None) -> tuple[RunResult, list[Any]]:
     """Files and captures -> snapshots; unreadable or unparsable inputs are usage errors (exit 2)."""
     from .lock import load_snapshots
+    from .model import Severity
 
     result, snaps = load_snapshots(paths, sources, ["TSL0", *(select or [])], input_format, exclude)
     fatal = [f for f in result.findings if f.rule_id.startswith("TSL0") and f.severity >= Severity.ERROR]
@@ -357,19 +358,17 @@ def diff_cmd(old: str, new: str | None, commands: tuple[str, ...], urls: tuple[s
     version that does not fit them, and on security findings in new or changed text.
     """
     from . import diff as d
-    from .lock import LockError, live_sources, lock_snapshots, parse_lock
+    from .lock import LockError, live_sources, lock_file_data, lock_snapshots
     from .registry import catalog
 
     if (new is None) == (not commands and not urls):
         raise ConfigError("give NEW as a path, or --server / --url, not both")
-    olds: list[Any]
-    old_path = Path(old)
-    head = old_path.read_bytes()[:4096].decode("utf-8", "replace") if old_path.is_file() else ""
-    if old_path.is_file() and '"toolschema-lock"' in head:
-        try:
-            olds = lock_snapshots(parse_lock(old_path.read_text(encoding="utf-8"), old))
-        except LockError as e:
-            raise ConfigError(str(e)) from None
+    try:
+        lock = lock_file_data(old)
+    except LockError as e:
+        raise ConfigError(str(e)) from None
+    if lock is not None:
+        olds = lock_snapshots(lock)
     else:
         _, olds = _load_side([old], [], "OLD", input_format, [])
     security = [] if no_relint else [r for r, m in catalog().items() if m.is_security and m.family not in ("TSL0", "TSL8")]

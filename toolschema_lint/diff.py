@@ -171,6 +171,11 @@ def _accepts(wide: set[str] | None, narrow: set[str] | None) -> bool:
     return all(t in wide or (t == "integer" and "number" in wide) for t in narrow)
 
 
+def _overlap(a: set[str], b: set[str]) -> bool:
+    """Do two type sets share a value? (integer and number do)"""
+    return any(t in b or (t == "integer" and "number" in b) or (t == "number" and "integer" in b) for t in a)
+
+
 def _values(schema: dict[str, Any]) -> list[str] | None:
     """The canonical forms of the values an enum/const allows, None when unconstrained."""
     if "const" in schema:
@@ -227,7 +232,8 @@ class _SchemaDiff:
             code = "output-property-retyped" if self.output else "input-schema-changed"
             self.add(code, f"{self.where(label)} changed in a way that cannot be compared", tokens, _short(old_raw), _short(new_raw))
             return
-        self._types(old, new, tokens, label)
+        if self._types(old, new, tokens, label):
+            return  # a different kind of value: the details below it would only repeat that
         self._values(old, new, tokens, label)
         self._bounds(old, new, tokens, label)
         self._strings(old, new, tokens, label)
@@ -245,10 +251,11 @@ class _SchemaDiff:
                 for name in sorted(set(od) & set(nd)):
                     self.compare(od[name], nd[name], (*tokens, defs, name), f"{defs}/{name}", depth + 1)
 
-    def _types(self, old: dict, new: dict, tokens: tuple, label: str) -> None:
+    def _types(self, old: dict, new: dict, tokens: tuple, label: str) -> bool:
+        """Record a type change; True when the old and new types have nothing in common."""
         ot, nt = _types(old), _types(new)
         if ot == nt:
-            return
+            return False
         show = (" | ".join(sorted(ot)) if ot else "any", " | ".join(sorted(nt)) if nt else "any")
         msg = f"{self.where(label)}: type {show[0]} → {show[1]}"
         if self.output:
@@ -260,6 +267,7 @@ class _SchemaDiff:
             self.add("type-widened", msg, (*tokens, "type"), show[0], show[1])
         else:
             self.add("type-changed", msg, (*tokens, "type"), show[0], show[1])
+        return ot is not None and nt is not None and not _overlap(ot, nt)
 
     def _values(self, old: dict, new: dict, tokens: tuple, label: str) -> None:
         ov, nv = _values(old), _values(new)
@@ -644,7 +652,7 @@ def required_bump(changes: Iterable[Change]) -> str:
 def check_version(scope: str, tool: str | None, old: str | None, new: str | None, changes: list[Change], server: str = "") -> VersionCheck | None:
     need = required_bump(changes)
     what = "server" if scope == "server" else f"tool '{sanitize(tool or '', 80)}'"
-    if old is None and new is None:
+    if old is None and new is None or not changes and old == new:
         return None
     if old is None or new is None:
         return VersionCheck(scope, tool, old, new, need, "unknown", "unchecked",

@@ -206,6 +206,19 @@ def read_lock(path: str | Path) -> dict[str, Any]:
     return parse_lock(text, str(path))
 
 
+def lock_file_data(path: str | Path) -> dict[str, Any] | None:
+    """The parsed lock when `path` is a lock file, None when it is something else (tool definitions)."""
+    p = Path(path)
+    if not p.is_file():
+        return None
+    try:
+        text = p.read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return parse_lock(text, str(path)) if is_lock(data) else None
+
+
 def lock_snapshots(lock: dict[str, Any]) -> list[Snapshot]:
     out = []
     for key, srv in sorted(lock.get("servers", {}).items()):
