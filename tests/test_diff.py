@@ -231,15 +231,17 @@ def test_changed_text_is_relinted_with_the_security_rules(tmp_path, monkeypatch)
     assert invoke("diff", "old.json", "new.json", "--no-relint").exit_code == 0
 
 
-def test_attach_security_keeps_only_new_or_changed_tools() -> None:
+def test_attach_security_keeps_only_findings_the_old_version_did_not_have() -> None:
     from toolschema_lint.model import Finding
 
-    report = d.DiffReport("o", "n", changes=[d.Change("risky", "description-changed", "a", ""),
-                                             d.Change("breaking", "param-removed", "b", ""),
-                                             d.Change("compatible", "tool-added", "c", "")])
-    findings = [Finding("TSL501", "m", "f", tool=t) for t in ("a", "b", "c", "d")]
-    d.attach_security(report, findings)
-    assert [f.tool for f in report.security] == ["a", "c"]
+    def f(rule: str, tool: str, content: str) -> Finding:
+        return Finding(rule, "m", "new.json", tool=tool, content=content)
+
+    report = d.DiffReport("o", "n")
+    old = [f("TSL543", "a", "h1"), f("TSL501", "b", "h2")]
+    new = [f("TSL543", "a", "h1"), f("TSL501", "b", "h3"), f("TSL543", "c", "h1")]
+    d.attach_security(report, new, old)
+    assert [(x.rule_id, x.tool) for x in report.security] == [("TSL501", "b"), ("TSL543", "c")]
 
 
 def test_lock_file_as_old(tmp_path, monkeypatch) -> None:
@@ -251,3 +253,29 @@ def test_lock_file_as_old(tmp_path, monkeypatch) -> None:
     doc = json.loads(res.output)
     assert sorted(c["code"] for c in doc["changes"]) == ["annotation-changed", "docs-changed"]
     assert res.exit_code == 0
+
+
+REAL = ROOT / "fixtures" / "dumps" / "real" / "versions"
+
+
+@pytest.mark.skipif(not (REAL / "@modelcontextprotocol__server-filesystem@2026.8.31.json").exists(), reason="no real captures")
+def test_real_server_filesystem_versions() -> None:
+    """Three published versions of @modelcontextprotocol/server-filesystem (all report serverInfo 0.2.0)."""
+    def run(a: str, b: str) -> d.DiffReport:
+        _, olds = load_snapshots([str(REAL / f"@modelcontextprotocol__server-filesystem@{a}.json")])
+        _, news = load_snapshots([str(REAL / f"@modelcontextprotocol__server-filesystem@{b}.json")])
+        return d.diff(olds, news)
+
+    # 2025.3.28 advertised empty input schemas ({"$schema": ...} only); 2025.11.25 declares them
+    early = run("2025.3.28", "2025.11.25")
+    codes = {(c.tool, c.code) for c in early.changes}
+    assert {("read_text_file", "tool-added"), ("read_media_file", "tool-added"), ("list_directory_with_sizes", "tool-added")} <= codes
+    assert ("write_file", "param-added-required") in codes and ("read_file", "param-added-optional") in codes
+    assert [v.status for v in early.versions] == ["error"]  # breaking, and serverInfo.version stayed 0.2.0
+    # 2025.11.25 -> 2026.8.31: no breaking change; annotations and one output shape moved
+    late = run("2025.11.25", "2026.8.31")
+    assert late.count("breaking") == 0
+    messages = {(c.tool, c.message) for c in late.changes}
+    assert ("move_file", "annotations: now destructive (destructiveHint false → true)") in messages
+    assert ("read_media_file", "output property 'content[]': anyOf alternative 1 added") in messages
+    assert [v.status for v in late.versions] == ["warning"]

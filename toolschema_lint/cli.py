@@ -358,7 +358,7 @@ def diff_cmd(old: str, new: str | None, commands: tuple[str, ...], urls: tuple[s
     version that does not fit them, and on security findings in new or changed text.
     """
     from . import diff as d
-    from .lock import LockError, live_sources, lock_file_data, lock_snapshots
+    from .lock import LockError, live_sources, lock_file_data, lock_snapshots, lock_sources
     from .registry import catalog
 
     if (new is None) == (not commands and not urls):
@@ -367,16 +367,17 @@ def diff_cmd(old: str, new: str | None, commands: tuple[str, ...], urls: tuple[s
         lock = lock_file_data(old)
     except LockError as e:
         raise ConfigError(str(e)) from None
+    security = [] if no_relint else [r for r, m in catalog().items() if m.is_security and m.family not in ("TSL0", "TSL8")]
     if lock is not None:
         olds = lock_snapshots(lock)
+        old_result, _ = _load_side([], lock_sources(lock), "OLD", "mcp", [], security)
     else:
-        _, olds = _load_side([old], [], "OLD", input_format, [])
-    security = [] if no_relint else [r for r, m in catalog().items() if m.is_security and m.family not in ("TSL0", "TSL8")]
+        old_result, olds = _load_side([old], [], "OLD", input_format, [], security)
     sources = live_sources(commands, urls, timeout)
     new_result, news = _load_side([new] if new else [], sources, "NEW", input_format, [], security)
     report = d.diff(olds, news, old, new or ", ".join(s.display for s in sources))
     d.locate(report)
-    d.attach_security(report, new_result.findings)
+    d.attach_security(report, new_result.findings, old_result.findings)
     code = d.exit_code(report, allow_breaking, fail_on_risky)
     text = {"text": d.render_text, "sarif": d.render_sarif}.get(fmt, lambda r: d.render_json(r, code))(report)
     emit(text, output)

@@ -6,8 +6,8 @@ Pure functions over `lock.Snapshot`s (files, live captures and lock files all be
   new required parameter, a parameter removed, a type changed or narrowed, an enum value removed,
   bounds tightened, `additionalProperties` closed, an output property removed or retyped.
 - *risky*: what the model reads or how the tool behaves changed without breaking a schema: the
-  description, annotations (read-only -> destructive), defaults. Needs a human look; the new text
-  is re-linted by the security rules (the command line attaches those findings).
+  description, annotations (read-only -> destructive), defaults. Needs a human look. Both versions
+  are linted with the security rules and the findings only the new one has are attached.
 - *compatible*: new optional parameter or tool, enum widened, bounds relaxed, docs clarified.
 
 Input schemas are compared contravariantly (the server accepts: narrowing breaks callers) and
@@ -206,6 +206,39 @@ def _owhere(label: str) -> str:
     return f"output property '{label}'" if label else "the output schema"
 
 
+_NOTES = {"description", "title", "$schema", "$comment", "examples", "default", "deprecated"}
+
+
+def _bare(schema: dict[str, Any], key: str | None) -> bool:
+    """Is `schema` only the combinator `key` (plus notes)? With key None: only notes (any value)."""
+    return all(k == key or k in _NOTES for k in schema)
+
+
+def _pair_alike(olds: list[Any], news: list[Any], oi: list[int], ni: list[int]) -> list[tuple[int, int]]:
+    """Greedy pairs (old index, new index) of alternatives that look alike: same type, shared keys."""
+
+    def score(a: Any, b: Any) -> int:
+        if not isinstance(a, dict) or not isinstance(b, dict):
+            return 0
+        if _types(a) is not None and _types(b) is not None and not _overlap(_types(a), _types(b)):  # type: ignore[arg-type]
+            return 0
+        pa = a.get("properties") if isinstance(a.get("properties"), dict) else {}
+        pb = b.get("properties") if isinstance(b.get("properties"), dict) else {}
+        same = sum(1 for k in set(a) & set(b) if canonical_json(a[k]) == canonical_json(b[k]))
+        return 1 + same + 2 * len(set(pa) & set(pb))
+
+    candidates = sorted(((score(o, n), x, y) for x, o in enumerate(olds) for y, n in enumerate(news)), key=lambda t: (-t[0], t[1], t[2]))
+    used_o: set[int] = set()
+    used_n: set[int] = set()
+    out = []
+    for sc, x, y in candidates:
+        if sc > 0 and x not in used_o and y not in used_n:
+            used_o.add(x)
+            used_n.add(y)
+            out.append((oi[x], ni[y]))
+    return sorted(out)
+
+
 def _squash(text: Any) -> str:
     return " ".join(text.split()).casefold() if isinstance(text, str) else canonical_json(text)
 
@@ -231,6 +264,8 @@ class _SchemaDiff:
         if old is None or new is None or depth > MAX_DEPTH:
             code = "output-property-retyped" if self.output else "input-schema-changed"
             self.add(code, f"{self.where(label)} changed in a way that cannot be compared", tokens, _short(old_raw), _short(new_raw))
+            return
+        if self._combinator_moved(old, new, tokens, label, depth):
             return
         if self._types(old, new, tokens, label):
             return  # a different kind of value: the details below it would only repeat that
@@ -425,11 +460,12 @@ class _SchemaDiff:
                 continue
             oc, nc = [canonical_json(x) for x in ol], [canonical_json(x) for x in nl]
             gone = [i for i, c in enumerate(oc) if c not in nc]
-            came = [i for i, c in enumerate(nc) if c not in oc]
-            if len(gone) == len(came):  # same alternatives, edited in place: compare them pairwise
-                for i, j in zip(gone, came):
-                    self.compare(ol[i], nl[j], (*tokens, key, j), f"{label}<{key} {j}>" if label else f"<{key} {j}>", depth + 1)
-                continue
+            came = [j for j, c in enumerate(nc) if c not in oc]
+            # an edited alternative: pair it with the most alike new one and compare the two
+            for i, j in _pair_alike([ol[i] for i in gone], [nl[j] for j in came], gone, came):
+                self.compare(ol[i], nl[j], (*tokens, key, j), f"{label}<{key} {j}>" if label else f"<{key} {j}>", depth + 1)
+                gone.remove(i)
+                came.remove(j)
             for i in gone:
                 msg = f"{self.where(label)}: {key} alternative {i} removed"
                 self.add("output-narrowed" if self.output else "variant-removed", msg, (*tokens, key))
@@ -447,6 +483,18 @@ class _SchemaDiff:
                 self._constraint(key, o is None, tokens, label)
             else:
                 self.add("schema-keyword-changed", f"{self.where(label)}: `{key}` changed", (*tokens, key))
+
+    def _combinator_moved(self, old: dict, new: dict, tokens: tuple, label: str, depth: int) -> bool:
+        """A schema that became (or stopped being) one alternative of an anyOf/oneOf: compare the
+        alternatives, the old schema counting as a list of one."""
+        for key in ("anyOf", "oneOf"):
+            if isinstance(new.get(key), list) and key not in old and _bare(new, key) and not _bare(old, None):
+                self._variants({key: [old]}, {key: new[key]}, tokens, label, depth)
+                return True
+            if isinstance(old.get(key), list) and key not in new and _bare(old, key) and not _bare(new, None):
+                self._variants({key: old[key]}, {key: [new]}, tokens, label, depth)
+                return True
+        return False
 
     def _constraint(self, key: str, added: bool, tokens: tuple, label: str) -> None:
         msg = f"{self.where(label)}: `{key}` {'added' if added else 'removed'}"
@@ -727,14 +775,26 @@ def _pos(doc: Any, pointer: str) -> tuple[int, int]:
         return 1, 1
 
 
-def tools_to_relint(report: DiffReport) -> set[str]:
-    """Tools whose model-visible text is new: added, renamed, or with risky changes."""
-    return {c.tool for c in report.changes if c.kind == RISKY or c.code in ("tool-added", "tool-renamed")}
+def attach_security(report: DiffReport, new: Iterable[Finding], old: Iterable[Finding] = ()) -> None:
+    """Keep the security findings of the new version that the old version did not have.
 
+    A finding is the same when rule, tool and the content of the offending node are: a changed
+    description or a new parameter gives a new finding, an untouched one does not (whatever moved).
+    """
+    from collections import Counter
 
-def attach_security(report: DiffReport, findings: Iterable[Finding]) -> None:
-    names = tools_to_relint(report)
-    report.security = [f for f in findings if f.suppressed is None and f.tool in names]
+    def key(f: Finding) -> tuple[str, str, str]:
+        return (f.rule_id, f.tool or "", f.fingerprint_content)
+
+    before = Counter(key(f) for f in old if f.suppressed is None)
+    report.security = []
+    for f in new:
+        if f.suppressed is not None:
+            continue
+        if before[key(f)] > 0:
+            before[key(f)] -= 1
+        else:
+            report.security.append(f)
 
 
 def exit_code(report: DiffReport, allow_breaking: bool = False, fail_on_risky: bool = False) -> int:

@@ -307,6 +307,18 @@ def live_sources(commands: Iterable[str], urls: Iterable[str], timeout: float = 
     return out
 
 
+def lock_sources(lock: dict[str, Any]) -> list[Any]:
+    """The locked definitions as MCP tools/list sources (to lint what was approved)."""
+    from .loaders import Source
+
+    out = []
+    for snap in lock_snapshots(lock):
+        info = {k: v for k, v in (("name", snap.name), ("version", snap.version)) if v is not None}
+        text = json.dumps({"serverInfo": info, "tools": [t.definition for t in snap.tools]}, indent=2, ensure_ascii=False)
+        out.append(Source(path=None, display=snap.key, text=text, format="json", server_key=snap.key))
+    return out
+
+
 def load_snapshots(paths: list[str], sources: list[Any] | None = None, select: list[str] | None = None,
                    input_format: str = "auto", exclude: list[str] | None = None) -> tuple[Any, list[Snapshot]]:
     """Load files (and captured sources) the way `check` does; `select` picks rules to run on them
