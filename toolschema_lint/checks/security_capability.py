@@ -135,6 +135,8 @@ _OUTBOUND_WORDS = {"webhook", "webhooks", "hook", "callback", "notify", "notific
 _OUTBOUND_VERBS = {"send", "post", "upload", "export", "forward", "notify", "sync", "backup", "publish", "report",
                    "submit", "push", "share", "deliver", "mirror", "replicate", "transmit", "beacon", "register",
                    "subscribe", "webhook", "callback"}
+_DEST_DESC = re.compile(r"\b(?:destination|(?:send|post|upload|deliver|push|forward|report)\w*\s+(?:\w+\s+){0,3}to"
+                        r"|receiv\w*|notif\w*|callback|webhook|where\s+to\s+(?:send|post|upload|deliver))\b", re.I)
 _PATH_HEADS = {"path", "paths", "file", "files", "filepath", "filepaths", "filename", "filenames", "dir", "dirs",
                "directory", "directories", "folder", "folders", "cwd", "workdir", "pathname"}
 _NOT_FS = {"url", "uri", "api", "json", "jq", "xml", "x", "xpath", "jsonpath", "key", "route", "http", "https",
@@ -147,8 +149,11 @@ _ANYWHERE = re.compile(r"\b(?:any\s+(?:file|path|directory|folder|location)|abso
                        re.I)
 
 
-def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str) -> str | None:
-    """command | sql | outbound | url | path | None, judged from the name, its schema and the text."""
+def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str, verbs: Iterable[str] = ()) -> str | None:
+    """command | sql | outbound | url | path | None, judged from the name, its schema and the text.
+
+    `ttext` is the tool's name, title and description; `verbs` the words of its name after any namespace.
+    """
     ws = words(name)
     if not ws or string_leaf(schema) is None:
         return None
@@ -163,8 +168,9 @@ def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str)
         return "sql"
     leaf = string_leaf(schema) or {}
     if head in _URL_HEADS or leaf.get("format") in _URL_FORMATS:
-        verbs = set(words(ttext, 300))
-        return "outbound" if set(ws) & _OUTBOUND_WORDS or verbs & _OUTBOUND_VERBS else "url"
+        # a destination by its name or its description; a tool that sends is not enough (`feedback(url)`)
+        outbound = set(ws) & _OUTBOUND_WORDS or _DEST_DESC.search(pdesc) or set(verbs) & _OUTBOUND_VERBS
+        return "outbound" if outbound else "url"
     if head in _PATH_HEADS and not set(ws) & _NOT_FS and not set(sibling_names) & _REMOTE_SIBLINGS:
         if not (head.startswith("file") and (_CONTENT.search(pdesc) or leaf.get("contentEncoding"))):
             return "path"
@@ -172,9 +178,9 @@ def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str)
 
 
 def _kinds(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str, dict, str]]:
-    ttext = tool_text(tool)
+    ttext, verbs = tool_text(tool), action_words(tool.name)
     for path, name, sub, parent in params(tool.input_schema):
-        kind = param_kind(name, sub, properties(parent), ttext)
+        kind = param_kind(name, sub, properties(parent), ttext, verbs)
         if kind:
             yield path, name, string_leaf(sub) or {}, kind
 
@@ -188,30 +194,49 @@ def host_pinned(leaf: dict) -> bool:
     return "\\." in after or "|" in after and "." in after
 
 
+def _gated(tool: Tool) -> dict:
+    """Info instead of the rule's level when the tool declares that each call needs confirmation."""
+    return {"_severity": Severity.INFO} if braked(tool) else {}
+
+
 @check("TSL540")
 def unbounded_command_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for path, name, leaf, kind in _kinds(tool):
         if kind == "command" and not real_pattern(leaf.get("pattern")):
-            yield ctx.at(tool, "input_schema", *path, param=name)
+            yield ctx.at(tool, "input_schema", *path, param=name, **_gated(tool))
 
 
 @check("TSL541")
 def unbounded_sql_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for path, name, leaf, kind in _kinds(tool):
         if kind == "sql" and not real_pattern(leaf.get("pattern")):
-            yield ctx.at(tool, "input_schema", *path, param=name)
+            yield ctx.at(tool, "input_schema", *path, param=name, **_gated(tool))
+
+
+_FETCH = re.compile(r"\b(?:fetch\w*|download\w*|navigat\w*|brows\w*|visit\w*|open\w*|load\w*|crawl\w*|scrap\w*"
+                    r"|retriev\w*|reads?|import\w*|preview\w*|proxy|extract\w*|screenshot\w*|render\w*|ingest\w*|pull\w*|compress\w*"
+                    r"|get\s+(?:the\s+)?(?:contents?|page|html|text)|http\s+(?:get|request)|url\s+to)\b", re.I)
+
+
+def open_world(tool: Tool) -> bool:
+    """MCP tools reach the open world unless they say otherwise (openWorldHint defaults to true)."""
+    hint = _annotations(tool).get("openWorldHint")
+    return hint is True or (hint is None and tool.dialect == "mcp")
 
 
 @check("TSL542")
 def unrestricted_url_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for path, name, leaf, kind in _kinds(tool):
-        if kind != "url" or host_pinned(leaf):
+        if kind != "url" or host_pinned(leaf) or not _FETCH.search(_desc(leaf) + " " + tool_text(tool)):
             continue
-        if leaf.get("format") in _URL_FORMATS or real_pattern(leaf.get("pattern")):
-            # well-formed, but any host still goes, internal addresses included
-            yield ctx.at(tool, "input_schema", *path, param=name, why="only its form is checked", _severity=Severity.INFO)
+        formed = leaf.get("format") in _URL_FORMATS or real_pattern(leaf.get("pattern"))
+        why = "only its form is checked" if formed else "nothing constrains it"
+        if _annotations(tool).get("openWorldHint") is False:
+            yield ctx.at(tool, "input_schema", *path, param=name, why=why + ", yet the tool claims openWorldHint: false")
+        elif formed or open_world(tool):
+            yield ctx.at(tool, "input_schema", *path, param=name, why=why, _severity=Severity.INFO)
         else:
-            yield ctx.at(tool, "input_schema", *path, param=name, why="nothing constrains it")
+            yield ctx.at(tool, "input_schema", *path, param=name, why=why)
 
 
 @check("TSL543")
@@ -221,11 +246,12 @@ def unconstrained_path_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
         if kind != "path" or real_pattern(leaf.get("pattern")):
             continue
         wide = _ANYWHERE.search(_desc(leaf) + " " + _text(tool.description))
-        if wide or "delete" in caps:
-            why = ", and the tool deletes" if "delete" in caps else ", and the description invites any location"
-            yield ctx.at(tool, "input_schema", *path, param=name, why=why, _severity=Severity.WARNING)
+        if "delete" in caps and not braked(tool, caps):
+            yield ctx.at(tool, "input_schema", *path, param=name, why=", and the tool deletes without a brake",
+                         _severity=Severity.WARNING)
         else:
-            yield ctx.at(tool, "input_schema", *path, param=name, why="")
+            why = ", and the description invites any location" if wide else ""
+            yield ctx.at(tool, "input_schema", *path, param=name, why=why)
 
 
 # --- self-asserted permissions and caller identity ---------------------------------------------------
@@ -244,6 +270,7 @@ _GUARDS = {"auth", "authentication", "authorization", "authorisation", "permissi
            "approvals", "confirmation", "confirm", "verification", "verify", "validation", "checks", "check", "security",
            "policy", "policies", "acl", "limits", "limit", "rate", "review", "mfa", "2fa", "otp", "guard", "guards",
            "sandbox", "safety", "safeguards", "audit", "consent", "restrictions", "login"}
+_TRANSPORT = {"tls", "ssl", "cert", "certs", "certificate", "certificates", "https", "hostname"}
 _UNSAFE = {"unsafe", "insecure", "dangerously", "yolo"}
 _ROLE_NAMES = {"role", "user_role", "access_level", "permission", "permissions", "privilege", "privileges",
                "auth_level", "trust_level", "clearance", "access_role", "my_role", "caller_role", "acl", "grant"}
@@ -262,7 +289,7 @@ def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | No
         return None
     joined, wset = "_".join(ws), set(ws)
     if wset & _BYPASS_VERBS and wset & (_GUARDS | _AUTHORITY) or wset & _UNSAFE or ws[0] == "bypass":
-        return "bypass"
+        return "transport" if wset & _TRANSPORT else "bypass"
     boolean = "boolean" in _types(schema)
     if wset & _AUTHORITY and (joined in _AUTHORITY_NAMES or ws[0] in _CLAIM_PREFIXES or (boolean and len(ws) <= 3)):
         return "authority"
@@ -273,14 +300,17 @@ def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | No
             if values <= _CHAT_ROLES or not any(_PRIVILEGED_VALUES.match(str(v)) for v in enum):
                 return None
         return None if {s.lower() for s in siblings} & _TARGET_SIBLINGS else "role"
-    if ws[0] in ("force", "forced"):
+    if ws[0] in ("force", "forced") and (len(ws) == 1 or ws[1] in _FORCEABLE):
         return "bypass" if _BYPASS_DESC.search(_desc(schema)) else "force"
     return None
 
 
+_FORCEABLE = {"delete", "remove", "push", "overwrite", "update", "kill", "stop", "restart", "reset", "apply", "install",
+              "replace", "write", "close", "unlock", "merge", "mode", "drop", "recreate", "uninstall", "terminate"}
 _PERMISSION_WHY = {
     "authority": "claims authority the server should establish itself",
     "bypass": "turns off a safeguard",
+    "transport": "turns off certificate checks",
     "role": "lets the model choose its own role",
     "force": "forces past the server's own checks",
 }
@@ -291,7 +321,7 @@ def self_asserted_permission_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for path, name, sub, parent in params(tool.input_schema):
         kind = permission_kind(name, sub, properties(parent))
         if kind:
-            quiet = kind == "force" or (kind == "authority" and _FILTER_DESC.search(_desc(sub)))
+            quiet = kind in ("force", "transport") or (kind == "authority" and _FILTER_DESC.search(_desc(sub)))
             sev = {"_severity": Severity.INFO} if quiet else {}
             yield ctx.at(tool, "input_schema", *path, param=name, why=_PERMISSION_WHY[kind], **sev)
 
@@ -428,13 +458,13 @@ _READ_VERBS = {"get", "list", "read", "search", "fetch", "find", "view", "show",
                "validate", "preview", "lookup", "inspect", "explain", "query", "dry", "estimate", "quote", "simulate",
                "status", "history"}
 _CAP_WORDS = {
-    "delete": {"delete", "remove", "rm", "destroy", "drop", "purge", "wipe", "erase", "truncate", "unlink", "trash",
+    "delete": {"delete", "remove", "rm", "destroy", "purge", "wipe", "erase", "truncate", "unlink", "trash",
                "uninstall", "terminate", "kill", "revoke", "shred", "nuke", "rmdir"},
-    "pay": {"pay", "purchase", "buy", "checkout", "charge", "refund", "payout", "donate", "tip", "withdraw", "wire",
+    "pay": {"pay", "purchase", "buy", "charge", "refund", "payout", "donate", "tip", "withdraw", "wire",
             "remit", "sendmoney"},
     "send": {"send", "forward", "reply", "broadcast", "tweet", "publish", "post", "dm", "invite", "notify", "sms",
              "mail", "email", "share"},
-    "execute": {"execute", "exec", "run", "eval", "shell", "bash", "terminal", "spawn", "powershell",
+    "execute": {"execute", "exec", "eval", "shell", "bash", "terminal", "spawn", "powershell",
                 "interpreter", "repl", "command", "cmd", "sudo"},
 }
 _NOT_EXEC = {"query", "queries", "sql", "search", "report", "reports", "analysis", "test", "tests", "check", "checks",
@@ -458,7 +488,7 @@ _APPROVAL_KEYS = {"approvalrequired", "requiresapproval", "requireapproval", "ne
                   "requiresconfirmation", "requireconfirmation", "humanintheloop", "hitl", "humanapproval"}
 
 
-_SEND_ALWAYS = {"send", "forward", "reply", "broadcast", "tweet", "publish", "notify", "invite"}
+_SEND_ALWAYS = {"send", "reply", "broadcast", "tweet", "publish", "notify", "invite"}
 _COMMON_VERBS = _READ_VERBS | {"create", "update", "delete", "set", "add", "remove", "edit", "modify", "patch", "put",
                                "manage", "configure", "archive", "mark", "move", "copy", "draft", "save", "upsert"}
 
@@ -468,6 +498,8 @@ def _verb_at(ws: list[str], vocab: set[str]) -> bool:
     return ws[0] in vocab or (len(ws) > 1 and ws[1] in vocab and ws[0] not in _COMMON_VERBS)
 
 
+_RUNNABLE = {"code", "script", "scripts", "command", "commands", "cmd", "shell", "program", "process", "python", "javascript",
+             "js", "binary", "snippet", "macro", "bash", "terminal", "node", "sql"}
 _PAY_NOUNS = {"payment", "payments", "order", "orders", "transfer", "payout", "purchase", "transaction", "invoice_payment"}
 _MAKING = {"create", "make", "send", "submit", "initiate", "process", "execute", "place", "new", "issue", "schedule",
            "confirm", "complete", "approve", "authorize", "capture"}
@@ -490,15 +522,19 @@ def capabilities(tool: Tool) -> set[str]:
     if ws and ws[0] not in _READ_VERBS:
         wset = set(ws)
         caps = {cap for cap, vocab in _CAP_WORDS.items() if wset & vocab}
-        if any(w in _PAY_NOUNS and i and ws[i - 1] in _MAKING for i, w in enumerate(ws)):
+        if any(w in _PAY_NOUNS and i and ws[i - 1] in _MAKING for i, w in enumerate(ws)) or (
+                "checkout" in wset and wset & {"cart", "basket", "order", "payment"}):
             caps.add("pay")
+        if wset & {"run", "runs"} and wset & _RUNNABLE:
+            caps.add("execute")  # `run_command`, `run_python`; not `run_monitor`, `git_checkout`
         if wset & _NOT_EXEC:
             caps.discard("execute")  # `run_query`, `run_tests`: bounded jobs, not arbitrary execution
         names = {"_".join(words(n)) for _p, n, _s, _o in params(tool.input_schema)}
         if "transfer" in wset and names & _AMOUNT:
             caps.add("pay")
-        if "send" in caps and not wset & _SEND_ALWAYS and not _verb_at(ws, _CAP_WORDS["send"]):
-            caps.discard("send")  # `update_email_settings`, `create_post`: the word is a noun there
+        if "send" in caps and not wset & _SEND_ALWAYS and not _verb_at(ws, _CAP_WORDS["send"] - {"forward"}) and not (
+                "forward" in wset and wset & {"email", "emails", "mail", "message", "messages", "sms"}):
+            caps.discard("send")  # `update_email_settings`, `create_post`, `port_forward`: no message leaves
     desc = _text(tool.description)
     caps |= {cap for cap, rx in _CAP_DESC.items() if rx.search(desc)}
     return caps
@@ -537,7 +573,7 @@ def braked(tool: Tool, caps: set[str] | None = None) -> bool:
         return True
     if ann.get("readOnlyHint") is False:
         caps = capabilities(tool) if caps is None else caps
-        return ann.get("destructiveHint") is not False or caps <= {"send"}
+        return ann.get("destructiveHint") is not False or caps == {"send"}
     return False
 
 
@@ -633,7 +669,11 @@ def _by_skeleton(servers: list[Server]) -> dict[str, list[tuple[int, Tool]]]:
 
 
 def _clashes(servers: list[Server], exact: bool) -> Iterator[tuple[Tool, Tool, Server]]:
-    """(tool, the first clashing tool on another server, that server) for each name clash."""
+    """(tool, the first clashing tool on another server, that server) for each name clash.
+
+    Which side is the impostor cannot be told from the definitions, so both sides are reported,
+    each naming the other server.
+    """
     if len(servers) < 2:
         return
     for group in _by_skeleton(servers).values():
@@ -674,7 +714,6 @@ _BROAD_TRIGGER = re.compile(
     r"|\b(?:use|call|invoke|choose|prefer|select|pick)\s+(?:this|me|it)(?:\s+tool)?\s+(?:for|on|with|in)\s+(?:any|all|every)\b"
     r"|\bfor\s+(?:any|all|every)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:user\s+)?(?:requests?|tasks?|queries|query|questions?|messages?"
     r"|prompts?|inputs?|operations?|purposes?)\b"
-    r"|\b(?:always|in\s+all\s+cases)\s+(?:use|call|invoke|prefer|choose)\s+(?:this|me)\b"
     r"|\binstead\s+of\s+(?:any|other|the\s+other)\s+(?:\w+\s+)?tools?\b"
     r"|\b(?:any|all)\s+(?:data|information|content|files?|text|notes?)\s+(?:the\s+user|they|you)\s+(?:might|may|could|will)\b"
     r"|(?:只要|每当|无论何时|任何时候|一旦)[^。\n]{0,40}?(?:提到|提及|说|要求|询问|需要|输入)"
@@ -712,6 +751,14 @@ def topic(text: str) -> set[str]:
     return stems | (cjk - _CJK_COMMON)
 
 
+_SENTENCE_END = re.compile(r"[.。!?！？\n]")
+
+
+def first_sentence(text: str, start: int = 0) -> str:
+    end = _SENTENCE_END.search(text, start, start + 240)
+    return text[start:end.start() if end else start + 240]
+
+
 @check("TSL572", scope="run")
 def overbroad_tool_trigger(servers: list[Server], ctx: Any) -> Iterator[Hit]:
     if len(servers) < 2:
@@ -720,14 +767,15 @@ def overbroad_tool_trigger(servers: list[Server], ctx: Any) -> Iterator[Hit]:
                 for m in [_BROAD_TRIGGER.search(_text(t.description))] if m]
     if not triggers:
         return
-    topics = [[(t, topic(" ".join(words(t.name)) + " " + _text(t.description)[:300])) for t in s.tools
-               if isinstance(t.name, str)] for s in servers]
+    # what each tool is for: its name, title and first sentence
+    topics = [[(t, topic(" ".join(words(t.name)) + " " + _text(t.title) + " " + first_sentence(_text(t.description))))
+               for t in s.tools if isinstance(t.name, str)] for s in servers]
     for i, tool, m in triggers:
         desc = _text(tool.description)
         universal = _UNIVERSAL.search(desc, m.start(), m.end() + 40)
-        mine = topic(desc[max(0, m.start() - 120):m.end() + 160] + " " + " ".join(words(tool.name)))
+        claimed = topic(m.group(0) + " " + first_sentence(desc, m.end()))  # what the trigger claims
         match = next(((t, servers[j]) for j in range(len(servers)) if j != i for t, their in topics[j]
-                      if universal or mine & their), None)
+                      if universal or claimed & their), None)
         if match:
             yield ctx.at(tool, "description", quote=m.group(0), other=match[0].name, server=server_label(match[1]))
 
@@ -735,7 +783,8 @@ def overbroad_tool_trigger(servers: list[Server], ctx: Any) -> Iterator[Hit]:
 def scan_text(text: str) -> list[str]:
     """Every text pattern of this module run over one string, as the checks see it (bench/regex_stress.py)."""
     text = _text(text)
-    rxs = [_CMD_DESC, _EXEC, _CODE_LANG, _SQL_WORD, _SQL_KEYWORD, _DB_CONTEXT, _SEARCHY, _CONTENT, _ANYWHERE,
+    first_sentence(text)
+    rxs = [_DEST_DESC, _FETCH, _CMD_DESC, _EXEC, _CODE_LANG, _SQL_WORD, _SQL_KEYWORD, _DB_CONTEXT, _SEARCHY, _CONTENT, _ANYWHERE,
            _BYPASS_DESC, _CALLER_DESC, _READS, _RAW_HTML, _BROAD_TRIGGER, _UNIVERSAL, _TRIVIAL_PATTERN, *_CAP_DESC.values()]
     out = [m.group(0) for rx in rxs for m in [rx.search(text)] if m]
     out.append(skeleton(text))
