@@ -112,7 +112,7 @@ def _desc(schema: Any) -> str:
 # --- dangerous parameters --------------------------------------------------------------------------
 
 _CMD_HEADS = {"command", "commands", "cmd", "cmds", "cmdline", "commandline", "shell", "bash", "sh", "zsh",
-              "powershell", "pwsh"}
+              "powershell", "pwsh", "exec", "shellcmd"}
 _CODE_HEADS = {"code", "script", "scripts", "snippet", "program", "javascript", "js", "python", "eval", "expression",
                "expr"}
 _EXEC = re.compile(r"\b(?:execut\w*|run|runs|running|eval|evaluat\w*|interpret\w*|spawn\w*)\b", re.I)
@@ -121,6 +121,7 @@ _CMD_DESC = re.compile(
     r"\b(?:shell|bash|terminal|powershell|cmd|system|os|command[- ]line)\s+commands?\b"
     r"|\bcommands?\s+(?:line\s+)?to\s+(?:run|execute)\b"
     r"|\b(?:code|script|javascript|python|js)\s+(?:to|that\s+will\s+be|which\s+is|will\s+be)\s+(?:run|execut|eval)", re.I)
+_SQL_DESC = re.compile(r"\b(?:sql|cypher|sparql)\s+(?:query|queries|statements?|commands?|code|to\s+(?:run|execute))\b", re.I)
 _SQL_WORD = re.compile(r"\b(?:sql|t-sql|tsql|cypher|sparql)\b", re.I)
 _SQL_KEYWORD = re.compile(r"\b(?:SELECT|INSERT|UPDATE|DELETE|DROP|ALTER|CREATE\s+TABLE)\b")
 _DB_CONTEXT = re.compile(r"\b(?:sql|database|postgres\w*|mysql|sqlite|mariadb|mssql|duckdb|bigquery|snowflake|redshift"
@@ -128,9 +129,11 @@ _DB_CONTEXT = re.compile(r"\b(?:sql|database|postgres\w*|mysql|sqlite|mariadb|ms
 _SEARCHY = re.compile(r"\b(?:search|keywords?|terms?|phrase|natural[- ]language|question|full[- ]text)\b", re.I)
 _QUERY_HEADS = {"query", "queries", "statement", "statements", "stmt"}
 _URL_HEADS = {"url", "urls", "uri", "uris", "link", "links", "href", "endpoint", "webhook", "webhooks", "callback"}
+_URL_DESC = re.compile(r"\b(?:urls?|uris?|web\s*address\w*|(?:page|site|website|web\s*page)\s+address\w*"
+                       r"|address\s+of\s+(?:the|a)\s+(?:page|site|website|web\s*page))\b", re.I)
 _URL_FORMATS = {"uri", "url", "iri", "uri-reference", "iri-reference", "uri-template"}
 _OUTBOUND_WORDS = {"webhook", "webhooks", "hook", "callback", "notify", "notification", "upload", "destination", "dest",
-                   "target", "post", "report", "forward", "sink", "push", "deliver", "send", "receiver", "collector",
+                   "post", "report", "forward", "sink", "push", "deliver", "send", "receiver", "collector",
                    "beacon", "ping", "listener", "reply", "exfil", "export", "mirror", "sync", "backup", "publish"}
 _OUTBOUND_VERBS = {"send", "post", "upload", "export", "forward", "notify", "sync", "backup", "publish", "report",
                    "submit", "push", "share", "deliver", "mirror", "replicate", "transmit", "beacon", "register",
@@ -163,11 +166,11 @@ def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str,
         return "command"
     if head in _CODE_HEADS and _EXEC.search(context) and (head not in ("expression", "expr") or _CODE_LANG.search(context)):
         return "command"
-    if "sql" in ws or (head in _QUERY_HEADS and (_SQL_WORD.search(pdesc) or _SQL_KEYWORD.search(pdesc)
+    if "sql" in ws or _SQL_DESC.search(pdesc) or (head in _QUERY_HEADS and (_SQL_WORD.search(pdesc) or _SQL_KEYWORD.search(pdesc)
                                                  or (not _SEARCHY.search(pdesc) and _DB_CONTEXT.search(ttext)))):
         return "sql"
     leaf = string_leaf(schema) or {}
-    if head in _URL_HEADS or leaf.get("format") in _URL_FORMATS:
+    if head in _URL_HEADS or leaf.get("format") in _URL_FORMATS or _URL_DESC.search(pdesc):
         # a destination by its name or its description; a tool that sends is not enough (`feedback(url)`)
         outbound = set(ws) & _OUTBOUND_WORDS or _DEST_DESC.search(pdesc) or set(verbs) & _OUTBOUND_VERBS
         return "outbound" if outbound else "url"
@@ -214,7 +217,7 @@ def unbounded_sql_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 
 _FETCH = re.compile(r"\b(?:fetch\w*|download\w*|navigat\w*|brows\w*|visit\w*|open\w*|load\w*|crawl\w*|scrap\w*"
-                    r"|retriev\w*|reads?|import\w*|preview\w*|proxy|extract\w*|screenshot\w*|render\w*|ingest\w*|pull\w*|compress\w*"
+                    r"|retriev\w*|reads?|import\w*|preview\w*|proxy|extract\w*|screenshot\w*|render\w*|ingest\w*|pull\w*"
                     r"|get\s+(?:the\s+)?(?:contents?|page|html|text)|http\s+(?:get|request)|url\s+to)\b", re.I)
 
 
@@ -261,7 +264,8 @@ _AUTHORITY = {"admin", "administrator", "superuser", "root", "sudo", "privileged
               "consent", "consented", "whitelisted", "allowlisted", "god", "unrestricted"}
 _AUTHORITY_NAMES = {"admin", "sudo", "superuser", "root", "admin_mode", "god_mode", "sudo_mode", "privileged", "elevated",
                     "approved", "preapproved", "pre_approved", "user_approved", "manager_approved", "admin_approved",
-                    "admin_override", "authorized", "authorised"}
+                    "admin_override", "authorized", "authorised", "auto_approve", "autoapprove", "preauthorized",
+                    "pre_authorized", "elevate", "escalate"}
 _CLAIM_PREFIXES = {"is", "as", "has", "run", "act", "am", "grant", "with", "use", "i"}
 _FILTER_DESC = re.compile(r"\b(?:filter\w*|only\s+(?:return|show|list|include)|include\s+only|restrict\s+(?:the\s+)?results"
                           r"|whether\s+to\s+(?:include|show|list|return))\b", re.I)
@@ -291,7 +295,7 @@ def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | No
     if wset & _BYPASS_VERBS and wset & (_GUARDS | _AUTHORITY) or wset & _UNSAFE or ws[0] == "bypass":
         return "transport" if wset & _TRANSPORT else "bypass"
     boolean = "boolean" in _types(schema)
-    if wset & _AUTHORITY and (joined in _AUTHORITY_NAMES or ws[0] in _CLAIM_PREFIXES or (boolean and len(ws) <= 3)):
+    if joined in _AUTHORITY_NAMES or wset & _AUTHORITY and (ws[0] in _CLAIM_PREFIXES or (boolean and len(ws) <= 3)):
         return "authority"
     if joined in _ROLE_NAMES or ws[-1] in ("role", "privilege", "privileges", "clearance"):
         enum = schema.get("enum") if isinstance(schema.get("enum"), list) else None
@@ -395,7 +399,8 @@ def arbitrary_recipient_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
         joined, leaf = "_".join(words(name)), string_leaf(sub)
         if leaf is None or real_pattern(leaf.get("pattern")) or leaf.get("format") in _NOT_RECIPIENT:
             continue
-        if joined in _RECIPIENTS and (sends or joined != "to") or (sends and joined in _CONTACTS):
+        named = joined in _RECIPIENTS or set(words(name)) & {"recipient", "recipients", "bcc", "cc"}
+        if named and (sends or joined != "to") or (sends and joined in _CONTACTS):
             # a hidden copy is what a confirmation dialog is least likely to catch: no discount for bcc
             tail, sev = weight(tool, gate="bcc" not in joined)
             yield ctx.at(tool, "input_schema", *path, param=name, extra=tail, **sev)
@@ -417,8 +422,8 @@ _MARKUP_WORDS = {"html", "xhtml", "svg", "script", "scripts", "javascript", "js"
 _NOT_CONTENT = {"url", "uri", "link", "href", "id", "path", "file", "name", "type", "size", "length", "hash", "count",
                 "enabled", "mode", "version", "language", "lang"}
 _RAW_HTML = re.compile(r"\b(?:raw|unsanitized|unsanitised|unescaped|unfiltered|verbatim|arbitrary|full|executable|inline)"
-                       r"\s+(?:html|javascript|js|script|markup|svg)\b|<\s*script\b|\bnot\s+(?:sanitized|sanitised|escaped)\b",
-                       re.I)
+                       r"\s+(?:html|javascript|js|script|markup|svg)\b|<\s*script\b|\bnot\s+(?:sanitized|sanitised|escaped)\b"
+                       r"|\bhtml\s+(?:source|markup|content|body|code|document|string|snippet|fragment)\b", re.I)
 
 
 def active_content(name: Any, schema: dict) -> str | None:
@@ -461,7 +466,7 @@ _CAP_WORDS = {
     "delete": {"delete", "remove", "rm", "destroy", "purge", "wipe", "erase", "truncate", "unlink", "trash",
                "uninstall", "terminate", "kill", "revoke", "shred", "nuke", "rmdir"},
     "pay": {"pay", "purchase", "buy", "charge", "refund", "payout", "donate", "tip", "withdraw", "wire",
-            "remit", "sendmoney"},
+            "remit", "sendmoney", "sell", "trade", "swap", "stake", "bid", "tip"},
     "send": {"send", "forward", "reply", "broadcast", "tweet", "publish", "post", "dm", "invite", "notify", "sms",
              "mail", "email", "share"},
     "execute": {"execute", "exec", "eval", "shell", "bash", "terminal", "spawn", "powershell",
@@ -784,7 +789,7 @@ def scan_text(text: str) -> list[str]:
     """Every text pattern of this module run over one string, as the checks see it (bench/regex_stress.py)."""
     text = _text(text)
     first_sentence(text)
-    rxs = [_DEST_DESC, _FETCH, _CMD_DESC, _EXEC, _CODE_LANG, _SQL_WORD, _SQL_KEYWORD, _DB_CONTEXT, _SEARCHY, _CONTENT, _ANYWHERE,
+    rxs = [_URL_DESC, _SQL_DESC, _DEST_DESC, _FETCH, _CMD_DESC, _EXEC, _CODE_LANG, _SQL_WORD, _SQL_KEYWORD, _DB_CONTEXT, _SEARCHY, _CONTENT, _ANYWHERE,
            _BYPASS_DESC, _CALLER_DESC, _READS, _RAW_HTML, _BROAD_TRIGGER, _UNIVERSAL, _TRIVIAL_PATTERN, *_CAP_DESC.values()]
     out = [m.group(0) for rx in rxs for m in [rx.search(text)] if m]
     out.append(skeleton(text))
