@@ -42,7 +42,8 @@ EXPECTED_BAD = {
 
 VAGUE = {"do_task", "api_call", "execute", "process_user_request", "run", "handle", "tool"}
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-LIMIT_RE = re.compile(r"^(limit|page_size|pagesize|per_page|max_results|max_items|top_k)$", re.I)
+LIMIT_RE = re.compile(r"^(limit|count|top_?[kn]|(page|batch|chunk)_?size|per_?page|page_?limit|"
+                      r"(max|num|n)_?(results|items|hits|entries|rows|records|pages|count))$", re.I)
 TYPED = ("type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const")
 
 
@@ -73,8 +74,16 @@ def _params(schema):
 def reference_counts(doc: dict) -> Counter:
     c: Counter = Counter()
 
-    def object_schema(s: dict) -> None:
-        if s.get("additionalProperties") in (None, True):
+    def object_schema(s: dict, root: bool = False) -> None:
+        props_ = s.get("properties")
+        has_props = isinstance(props_, dict) and bool(props_)
+        exempt = (
+            (root and not has_props)
+            or (not has_props and any(k in s for k in ("anyOf", "oneOf", "allOf", "$ref")))
+            or s.get("additionalProperties") is False or s.get("unevaluatedProperties") is False
+            or (not has_props and isinstance(s.get("additionalProperties"), dict))
+        )
+        if not exempt:
             c["tsl-open-object-schema"] += 1
         props = s.get("properties") if isinstance(s.get("properties"), dict) else {}
         if isinstance(s.get("required"), list):
@@ -91,14 +100,15 @@ def reference_counts(doc: dict) -> Counter:
         if not isinstance(schema, dict) or schema.get("type") != "object":
             c["tsl-input-schema-not-object"] += 1
         else:
-            object_schema(schema)
+            object_schema(schema, root=True)
         for pname, p in _params(schema):
             if not isinstance(p, dict):
                 continue
             c["tsl-param-without-description"] += not p.get("description")
             c["tsl-param-without-type"] += not any(k in p for k in TYPED)
             if p.get("type") == "integer" and LIMIT_RE.match(pname):
-                c["tsl-unbounded-limit-param"] += not ("minimum" in p and "maximum" in p)
+                c["tsl-unbounded-limit-param"] += not (("minimum" in p or "exclusiveMinimum" in p)
+                                                       and ("maximum" in p or "exclusiveMaximum" in p))
             if p.get("type") == "array":
                 c["tsl-array-without-items"] += not p.get("items")
             if p.get("type") == "object" or ("type" not in p and isinstance(p.get("properties"), dict)):
