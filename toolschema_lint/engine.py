@@ -7,7 +7,10 @@ catalog and config, suppression, position (resolved only for documents that have
 from __future__ import annotations
 
 import fnmatch
+import multiprocessing
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -161,45 +164,54 @@ class Engine:
                 return name
         return src.server_key or src.display
 
+    def process_group(self, key: str, srcs: list[Source]) -> GroupOutput:
+        """Load one server's sources and run the tool- and server-scope checks on it."""
+        out = GroupOutput(server=Server(key=key))
+        server, findings = out.server, out.findings
+        tool_checks = self.by_scope["tool"]
+        for src in srcs:
+            try:
+                doc = load_source(src, self.settings.input_format, self.settings.max_file_size)
+            except InputError as e:
+                out.errors.append(str(e))
+                continue
+            doc.origin = src
+            out.documents.append(doc)
+            server.documents.append(doc)
+            for d in (doc, *doc.companions):
+                for hit in d.problems:
+                    self._emit(findings, hit.args["_rule"], [hit], d, None)
+            if doc.server_info:
+                server.name = doc.server_info.get("name")
+                server.version = doc.server_info.get("version")
+            for tool in doc.tools:
+                tool.server = server
+                server.tools.append(tool)
+                for spec, ctx in tool_checks:
+                    ctx.server = server
+                    self._emit(findings, spec.rule_id, spec.fn(tool, ctx), doc, tool)
+        for spec, ctx in self.by_scope["server"]:
+            ctx.server = server
+            if server.documents:
+                self._emit_multi(findings, spec.rule_id, spec.fn(server, ctx), server.documents[0])
+        for doc in server.documents:
+            doc.release()  # the index is rebuilt on demand if a cross-server finding needs it
+        return out
+
     def run(self, sources: list[Source]) -> RunResult:
         start = time.perf_counter()
         result = RunResult(enabled=set(self.settings.enabled))
         groups: dict[str, list[Source]] = {}
         for src in sources:
             groups.setdefault(self.server_key(src), []).append(src)
+        for out in self._process_all(groups):
+            result.errors.extend(out.errors)
+            result.files += len(out.documents)
+            result.documents.extend(out.documents)
+            result.findings.extend(out.findings)
+            result.tools += len(out.server.tools)
+            result.servers.append(out.server)
         findings = result.findings
-        tool_checks = self.by_scope["tool"]
-        for key, srcs in groups.items():
-            server = Server(key=key)
-            for src in srcs:
-                try:
-                    doc = load_source(src, self.settings.input_format, self.settings.max_file_size)
-                except InputError as e:
-                    result.errors.append(str(e))
-                    continue
-                result.files += 1
-                result.documents.append(doc)
-                server.documents.append(doc)
-                for d in (doc, *doc.companions):
-                    for hit in d.problems:
-                        self._emit(findings, hit.args["_rule"], [hit], d, None)
-                if doc.server_info:
-                    server.name = doc.server_info.get("name")
-                    server.version = doc.server_info.get("version")
-                for tool in doc.tools:
-                    tool.server = server
-                    server.tools.append(tool)
-                    for spec, ctx in tool_checks:
-                        ctx.server = server
-                        self._emit(findings, spec.rule_id, spec.fn(tool, ctx), doc, tool)
-            result.tools += len(server.tools)
-            for spec, ctx in self.by_scope["server"]:
-                ctx.server = server
-                if server.documents:
-                    self._emit_multi(findings, spec.rule_id, spec.fn(server, ctx), server.documents[0])
-            for doc in server.documents:
-                doc.release()  # the index is rebuilt on demand if a cross-server finding needs it
-            result.servers.append(server)
         for spec, ctx in self.by_scope["run"]:
             ctx.servers = result.servers
             docs = [s.documents[0] for s in result.servers if s.documents]
@@ -209,6 +221,38 @@ class Engine:
         findings.sort(key=lambda f: f.sort_key)
         result.elapsed = time.perf_counter() - start
         return result
+
+    def _process_all(self, groups: dict[str, list[Source]]) -> Iterable[GroupOutput]:
+        """Server groups in order; with several jobs, groups of files are linted in worker processes.
+
+        Workers are forked, so they share the loaded catalog and checks; what they send back is the
+        findings (positions already resolved) and the tools, detached from their documents' text.
+        """
+        jobs = self.jobs(len(groups))
+        items = list(groups.items())
+        if jobs <= 1:
+            yield from (self.process_group(k, srcs) for k, srcs in items)
+            return
+        parallel = [(k, srcs) for k, srcs in items if all(s.text is None for s in srcs)]
+        local = {k for k, srcs in items if any(s.text is not None for s in srcs)}
+        global _WORKER_ENGINE
+        _WORKER_ENGINE = self
+        ctx = multiprocessing.get_context("fork")
+        chunk = max(1, len(parallel) // (jobs * 4))
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            remote = pool.map(_worker_group, parallel, chunksize=chunk)
+            by_key = dict(zip((k for k, _ in parallel), remote))
+            for key, srcs in items:
+                yield self.process_group(key, srcs) if key in local else by_key[key]
+
+    def jobs(self, groups: int) -> int:
+        requested = self.settings.jobs
+        if requested == 1 or groups < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            return 1
+        if requested and requested > 1:
+            return min(requested, groups)
+        # automatic: worth it only when there is enough work to spread
+        return min(os.cpu_count() or 1, 8, groups) if groups >= 16 else 1
 
     def _run_results(self, result: RunResult) -> None:
         """Result-scope checks: every recorded call against the definitions loaded in this run."""
@@ -233,6 +277,28 @@ class Engine:
             if hit.tool is not None and hit.tool.document is not None:
                 doc = hit.tool.document
             self._emit(out, rule_id, [hit], doc, hit.tool)
+
+
+@dataclass
+class GroupOutput:
+    server: Server
+    findings: list[Finding] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+_WORKER_ENGINE: Engine | None = None
+
+
+def _worker_group(item: tuple[str, list[Source]]) -> GroupOutput:
+    """In a forked worker: lint one server group and detach it for the trip back."""
+    assert _WORKER_ENGINE is not None
+    out = _WORKER_ENGINE.process_group(*item)
+    for f in out.findings:
+        f.document = None
+    for doc in out.documents:
+        doc.detach()
+    return out
 
 
 def lint(settings: Settings) -> RunResult:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import partial
 from enum import IntEnum
 from typing import Any, Callable
 
@@ -215,9 +216,25 @@ class Document:
     server_info: dict[str, Any] | None = None
     position_factory: Callable[["Document"], Any] | None = field(default=None, repr=False)
     reload_factory: Callable[["Document"], Any] | None = field(default=None, repr=False)
+    origin: Any = field(default=None, repr=False)  # the loaders.Source it was read from
     problems: list["Hit"] = field(default_factory=list)  # input problems found while loading
     exchanges: list[Exchange] = field(default_factory=list)  # recorded tools/call results
     companions: list["Document"] = field(default_factory=list)  # registry policy/examples files
+
+    def detach(self) -> None:
+        """Make the document cheap to send to another process: keep what it says, not its text.
+
+        Positions are then rebuilt, if ever needed, by loading the file again (`origin`).
+        """
+        from .loaders import reposition  # the model does no I/O itself; the loader does
+
+        self.positions = None
+        self.reload_factory = None
+        self.text = ""
+        self.data = None
+        self.position_factory = partial(reposition, self.origin) if self.origin is not None else None
+        for comp in self.companions:
+            comp.detach()
 
     def release(self) -> None:
         """Drop the position index (and what it holds); it is rebuilt on demand."""

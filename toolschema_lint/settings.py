@@ -65,6 +65,7 @@ class Settings:
     explain: bool = False
     color: bool | None = None
     extra_sources: list[Any] = field(default_factory=list)  # live captures etc. (loaders.Source)
+    jobs: int = 0  # worker processes; 0 = automatic (one per core for large runs), 1 = none
     lock_path: str | None = None  # `check --lock` / config `lock`: read by resolve() into `lock`
     lock: dict[str, Any] | None = None  # the parsed lock file (lock.parse_lock); TSL8 checks compare
     # resolved by `resolve()`
@@ -155,6 +156,10 @@ def apply_config(settings: Settings, table: dict[str, Any], source: str, cli_set
             if not isinstance(table[key], str):
                 raise ConfigError(f"{source}: {key} must be a string")
             setattr(settings, attr, table[key])
+    if "jobs" in table and "jobs" not in cli_set:
+        if not isinstance(table["jobs"], int) or table["jobs"] < 0:
+            raise ConfigError(f"{source}: jobs must be a whole number (0 = automatic)")
+        settings.jobs = table["jobs"]
     if "max-file-size" in table:
         if not isinstance(table["max-file-size"], int) or table["max-file-size"] <= 0:
             raise ConfigError(f"{source}: max-file-size must be a positive number of bytes")

@@ -257,6 +257,14 @@ def load_source(src: Source, input_format: str | None = None, max_bytes: int = D
     return doc
 
 
+def reposition(src: Source, doc: Document) -> Any:
+    """Positions for a document whose text was dropped: read and parse its source again."""
+    fresh = load_source(src, max_bytes=1 << 62, companion=True)
+    if fresh.position_factory is None:
+        return FixedPositions()
+    return fresh.position_factory(fresh)
+
+
 def _attach_companions(doc: Document, schema_path: Path) -> None:
     """A registry tool: NAME.schema.json + NAME.policy.yaml (risk metadata) + NAME.examples.jsonl."""
     stem = schema_path.name[: -len(SCHEMA_SUFFIX)]
@@ -264,7 +272,9 @@ def _attach_companions(doc: Document, schema_path: Path) -> None:
     examples_path = schema_path.with_name(stem + EXAMPLES_SUFFIX)
     for tool in doc.tools:
         if policy_path.exists():
-            pdoc = load_source(Source(policy_path, display_path(policy_path), format="yaml"), companion=True)
+            psrc = Source(policy_path, display_path(policy_path), format="yaml")
+            pdoc = load_source(psrc, companion=True)
+            pdoc.origin = psrc
             doc.companions.append(pdoc)
             policy = pdoc.data if isinstance(pdoc.data, dict) else None
             if policy is not None:
@@ -282,7 +292,9 @@ def _attach_companions(doc: Document, schema_path: Path) -> None:
                     tool.field_docs["risk"] = pdoc
                 tool.has_production_metadata = True
         if examples_path.exists():
-            edoc = load_source(Source(examples_path, display_path(examples_path), format="jsonl"), companion=True)
+            esrc = Source(examples_path, display_path(examples_path), format="jsonl")
+            edoc = load_source(esrc, companion=True)
+            edoc.origin = esrc
             doc.companions.append(edoc)
             records = edoc.data if isinstance(edoc.data, list) else []
             for i, rec in enumerate(records):

@@ -1,0 +1,31 @@
+"""Worker processes give exactly the findings of a single-process run, positions included."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import run_rules
+
+SHAPES = Path(__file__).resolve().parent.parent / "fixtures" / "shapes"
+
+
+def _key(result) -> list[tuple]:
+    return [(f.path, f.line, f.column, f.end_line, f.end_column, f.rule_id, f.message, f.pointer, f.tool) for f in result.findings]
+
+
+def test_jobs_2_equals_jobs_1(tmp_path: Path) -> None:
+    for i in range(6):
+        tools = [{"name": "execute", "inputSchema": {"type": "object", "properties": {"q": {"type": "strng"}}, "required": ["x"]}},
+                 {"name": f"tool_{i}", "description": "Look up one record by id.", "inputSchema": {"type": "object"}}]
+        (tmp_path / f"s{i}.json").write_text(json.dumps({"tools": tools}, indent=2))
+    (tmp_path / "y.yaml").write_text("tools:\n  - name: do_task\n    inputSchema: {type: object}\n")
+    (tmp_path / "broken.json").write_text('{"tools": [')
+    paths = [tmp_path, SHAPES / "registry"]
+    one = run_rules(paths, select=["ALL"], jobs=1)
+    two = run_rules(paths, select=["ALL"], jobs=2)
+    assert _key(one) == _key(two)
+    assert one.tools == two.tools and one.files == two.files
+    # cross-server findings are located in files that a worker read (positions rebuilt on demand)
+    collisions = [f for f in two.findings if f.rule_id == "TSL570"]
+    assert collisions and all(f.line > 1 for f in collisions)
