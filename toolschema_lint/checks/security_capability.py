@@ -674,20 +674,25 @@ def _by_skeleton(servers: list[Server]) -> dict[str, list[tuple[int, Tool]]]:
 
 
 def _clashes(servers: list[Server], exact: bool) -> Iterator[tuple[Tool, Tool, Server]]:
-    """(tool, the first clashing tool on another server, that server) for each name clash.
+    """(tool, clashing tool, the clashing tool's server), once per pair of clashing tools.
 
-    Which side is the impostor cannot be told from the definitions, so both sides are reported,
-    each naming the other server.
+    Which side is the impostor cannot be told from the definitions; the finding sits on the tool
+    whose server key (its file) sorts first and names the other server, so it does not move when
+    the same files are given in another order.
     """
     if len(servers) < 2:
         return
     for group in _by_skeleton(servers).values():
         if len({i for i, _t in group}) < 2:
             continue
-        for i, tool in group:
-            others = [(j, t) for j, t in group if j != i and (t.name == tool.name) == exact]
-            if others:
-                yield tool, others[0][1], servers[others[0][0]]
+        for a, (i, tool) in enumerate(group):
+            for j, other in group[a + 1:]:
+                if j == i or (other.name == tool.name) != exact:
+                    continue
+                if servers[i].key <= servers[j].key:
+                    yield tool, other, servers[j]
+                else:
+                    yield other, tool, servers[i]
 
 
 @check("TSL570", scope="run")
