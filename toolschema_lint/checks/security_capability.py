@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ..model import Hit, Server, Severity, Tool
 from ..registry import check
@@ -115,22 +116,22 @@ _CMD_HEADS = {"command", "commands", "cmd", "cmds", "cmdline", "commandline", "s
               "powershell", "pwsh", "exec", "shellcmd"}
 _CODE_HEADS = {"code", "script", "scripts", "snippet", "program", "javascript", "js", "python", "eval", "expression",
                "expr"}
-_EXEC = re.compile(r"\b(?:execut\w*|run|runs|running|eval|evaluat\w*|interpret\w*|spawn\w*)\b", re.I)
-_CODE_LANG = re.compile(r"\b(?:code|script|javascript|typescript|python|bash|shell|node\.?js|ruby|perl|lua)\b", re.I)
+_EXEC = re.compile(r"\b(?:execut\w*|run|runs|running|eval|evaluat\w*|interpret\w*|spawn\w*)\b", re.IGNORECASE)
+_CODE_LANG = re.compile(r"\b(?:code|script|javascript|typescript|python|bash|shell|node\.?js|ruby|perl|lua)\b", re.IGNORECASE)
 _CMD_DESC = re.compile(
     r"\b(?:shell|bash|terminal|powershell|cmd|system|os|command[- ]line)\s+commands?\b"
     r"|\bcommands?\s+(?:line\s+)?to\s+(?:run|execute)\b"
-    r"|\b(?:code|script|javascript|python|js)\s+(?:to|that\s+will\s+be|which\s+is|will\s+be)\s+(?:run|execut|eval)", re.I)
-_SQL_DESC = re.compile(r"\b(?:sql|cypher|sparql)\s+(?:query|queries|statements?|commands?|code|to\s+(?:run|execute))\b", re.I)
-_SQL_WORD = re.compile(r"\b(?:sql|t-sql|tsql|cypher|sparql)\b", re.I)
+    r"|\b(?:code|script|javascript|python|js)\s+(?:to|that\s+will\s+be|which\s+is|will\s+be)\s+(?:run|execut|eval)", re.IGNORECASE)
+_SQL_DESC = re.compile(r"\b(?:sql|cypher|sparql)\s+(?:query|queries|statements?|commands?|code|to\s+(?:run|execute))\b", re.IGNORECASE)
+_SQL_WORD = re.compile(r"\b(?:sql|t-sql|tsql|cypher|sparql)\b", re.IGNORECASE)
 _SQL_KEYWORD = re.compile(r"\b(?:SELECT|INSERT|UPDATE|DELETE|DROP|ALTER|CREATE\s+TABLE)\b")
 _DB_CONTEXT = re.compile(r"\b(?:sql|database|postgres\w*|mysql|sqlite|mariadb|mssql|duckdb|bigquery|snowflake|redshift"
-                         r"|clickhouse|oracle|cypher|neo4j|sparql)\b", re.I)
-_SEARCHY = re.compile(r"\b(?:search|keywords?|terms?|phrase|natural[- ]language|question|full[- ]text)\b", re.I)
+                         r"|clickhouse|oracle|cypher|neo4j|sparql)\b", re.IGNORECASE)
+_SEARCHY = re.compile(r"\b(?:search|keywords?|terms?|phrase|natural[- ]language|question|full[- ]text)\b", re.IGNORECASE)
 _QUERY_HEADS = {"query", "queries", "statement", "statements", "stmt"}
 _URL_HEADS = {"url", "urls", "uri", "uris", "link", "links", "href", "endpoint", "webhook", "webhooks", "callback"}
 _URL_DESC = re.compile(r"\b(?:urls?|uris?|web\s*address\w*|(?:page|site|website|web\s*page)\s+address\w*"
-                       r"|address\s+of\s+(?:the|a)\s+(?:page|site|website|web\s*page))\b", re.I)
+                       r"|address\s+of\s+(?:the|a)\s+(?:page|site|website|web\s*page))\b", re.IGNORECASE)
 _URL_FORMATS = {"uri", "url", "iri", "uri-reference", "iri-reference", "uri-template"}
 _OUTBOUND_WORDS = {"webhook", "webhooks", "hook", "callback", "notify", "notification", "upload", "destination", "dest",
                    "post", "report", "forward", "sink", "push", "deliver", "send", "receiver", "collector",
@@ -139,17 +140,17 @@ _OUTBOUND_VERBS = {"send", "post", "upload", "export", "forward", "notify", "syn
                    "submit", "push", "share", "deliver", "mirror", "replicate", "transmit", "beacon", "register",
                    "subscribe", "webhook", "callback"}
 _DEST_DESC = re.compile(r"\b(?:destination|(?:send|post|upload|deliver|push|forward|report)\w*\s+(?:\w+\s+){0,3}to"
-                        r"|receiv\w*|notif\w*|callback|webhook|where\s+to\s+(?:send|post|upload|deliver))\b", re.I)
+                        r"|receiv\w*|notif\w*|callback|webhook|where\s+to\s+(?:send|post|upload|deliver))\b", re.IGNORECASE)
 _PATH_HEADS = {"path", "paths", "file", "files", "filepath", "filepaths", "filename", "filenames", "dir", "dirs",
                "directory", "directories", "folder", "folders", "cwd", "workdir", "pathname"}
 _NOT_FS = {"url", "uri", "api", "json", "jq", "xml", "x", "xpath", "jsonpath", "key", "route", "http", "https",
            "endpoint", "web", "css", "object", "s3", "gcs", "remote", "graph", "field", "property", "attr", "dot"}
 _REMOTE_SIBLINGS = {"owner", "repo", "repository", "repo_name", "bucket", "branch", "ref", "project_id", "drive_id",
                     "container", "share_id"}
-_CONTENT = re.compile(r"\b(?:base64|contents?|bytes|data\s+uri|binary)\b", re.I)
+_CONTENT = re.compile(r"\b(?:base64|contents?|bytes|data\s+uri|binary)\b", re.IGNORECASE)
 _ANYWHERE = re.compile(r"\b(?:any\s+(?:file|path|directory|folder|location)|absolute\s+paths?|anywhere|entire\s+(?:file\s*system|disk)"
                        r"|outside\s+(?:the|of)|system\s+files?|home\s+director\w*|root\s+director\w*)\b|~/|/etc/|[a-z]:\\\\",
-                       re.I)
+                       re.IGNORECASE)
 
 
 def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str, verbs: Iterable[str] = ()) -> str | None:
@@ -174,9 +175,9 @@ def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str,
         # a destination by its name or its description; a tool that sends is not enough (`feedback(url)`)
         outbound = set(ws) & _OUTBOUND_WORDS or _DEST_DESC.search(pdesc) or set(verbs) & _OUTBOUND_VERBS
         return "outbound" if outbound else "url"
-    if head in _PATH_HEADS and not set(ws) & _NOT_FS and not set(sibling_names) & _REMOTE_SIBLINGS:
-        if not (head.startswith("file") and (_CONTENT.search(pdesc) or leaf.get("contentEncoding"))):
-            return "path"
+    content = head.startswith("file") and (_CONTENT.search(pdesc) or leaf.get("contentEncoding"))  # file bytes, not a path
+    if head in _PATH_HEADS and not set(ws) & _NOT_FS and not set(sibling_names) & _REMOTE_SIBLINGS and not content:
+        return "path"
     return None
 
 
@@ -218,7 +219,7 @@ def unbounded_sql_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 _FETCH = re.compile(r"\b(?:fetch\w*|download\w*|navigat\w*|brows\w*|visit\w*|open\w*|load\w*|crawl\w*|scrap\w*"
                     r"|retriev\w*|reads?|import\w*|preview\w*|proxy|extract\w*|screenshot\w*|render\w*|ingest\w*|pull\w*"
-                    r"|get\s+(?:the\s+)?(?:contents?|page|html|text)|http\s+(?:get|request)|url\s+to)\b", re.I)
+                    r"|get\s+(?:the\s+)?(?:contents?|page|html|text)|http\s+(?:get|request)|url\s+to)\b", re.IGNORECASE)
 
 
 def open_world(tool: Tool) -> bool:
@@ -268,7 +269,7 @@ _AUTHORITY_NAMES = {"admin", "sudo", "superuser", "root", "admin_mode", "god_mod
                     "pre_authorized", "elevate", "escalate"}
 _CLAIM_PREFIXES = {"is", "as", "has", "run", "act", "am", "grant", "with", "use", "i"}
 _FILTER_DESC = re.compile(r"\b(?:filter\w*|only\s+(?:return|show|list|include)|include\s+only|restrict\s+(?:the\s+)?results"
-                          r"|whether\s+to\s+(?:include|show|list|return))\b", re.I)
+                          r"|whether\s+to\s+(?:include|show|list|return))\b", re.IGNORECASE)
 _BYPASS_VERBS = {"skip", "bypass", "disable", "ignore", "override", "no", "without", "suppress"}
 _GUARDS = {"auth", "authentication", "authorization", "authorisation", "permission", "permissions", "approval",
            "approvals", "confirmation", "confirm", "verification", "verify", "validation", "checks", "check", "security",
@@ -278,12 +279,12 @@ _TRANSPORT = {"tls", "ssl", "cert", "certs", "certificate", "certificates", "htt
 _UNSAFE = {"unsafe", "insecure", "dangerously", "yolo"}
 _ROLE_NAMES = {"role", "user_role", "access_level", "permission", "permissions", "privilege", "privileges",
                "auth_level", "trust_level", "clearance", "access_role", "my_role", "caller_role", "acl", "grant"}
-_PRIVILEGED_VALUES = re.compile(r"^(?:admin\w*|root|owner|super\w*|sudo|system|god|elevated|privileged|all|\*|full\w*)$", re.I)
+_PRIVILEGED_VALUES = re.compile(r"^(?:admin\w*|root|owner|super\w*|sudo|system|god|elevated|privileged|all|\*|full\w*)$", re.IGNORECASE)
 _CHAT_ROLES = {"user", "assistant", "system", "tool", "developer", "model", "function"}
 _TARGET_SIBLINGS = {"user_id", "userid", "email", "member", "member_id", "invitee", "username", "login", "target_user",
                     "principal", "account_id", "group_id", "team_id", "user", "users", "emails", "assignee"}
 _BYPASS_DESC = re.compile(r"\b(?:skip|skips|bypass\w*|ignor\w*|overrid\w*|without)\s+(?:the\s+|all\s+|any\s+)?"
-                          r"(?:\w+\s+)?(?:checks?|confirmation|approval|permissions?|validation|safeguards?|prompts?)\b", re.I)
+                          r"(?:\w+\s+)?(?:checks?|confirmation|approval|permissions?|validation|safeguards?|prompts?)\b", re.IGNORECASE)
 
 
 def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | None:
@@ -342,7 +343,7 @@ _CALLER_DESC = re.compile(
     r"\b(?:current(?:ly)?\s+(?:logged[- ]in\s+)?user|logged[- ]in\s+user|authenticated\s+user|requesting\s+user"
     r"|calling\s+user|caller|acting\s+user|on\s+behalf\s+of|impersonat\w*|act(?:s|ing)?\s+as|run(?:s|ning)?\s+as"
     r"|whose\s+(?:permissions|privileges|credentials|access)|(?:permissions|privileges|credentials)\s+of\s+(?:the|this)\s+user"
-    r"|user\s+making\s+the\s+request|your\s+(?:own\s+)?(?:user|account)\s*(?:id|name)?)\b", re.I)
+    r"|user\s+making\s+the\s+request|your\s+(?:own\s+)?(?:user|account)\s*(?:id|name)?)\b", re.IGNORECASE)
 
 
 @check("TSL551")
@@ -369,7 +370,7 @@ _READ_PARAMS = {"attachment", "attachments", "attach", "file", "files", "path", 
                 "filepath", "include_files", "query", "sql", "source", "sources", "document", "documents", "context",
                 "conversation", "history", "transcript", "data"}
 _READS = re.compile(r"\b(?:attach\w*|contents?\s+of|reads?|collects?|gathers?|exports?|dumps?|backs?\s+up|sync\w*"
-                    r"|conversation|chat\s+history|transcript|environment\s+variables|clipboard)\b", re.I)
+                    r"|conversation|chat\s+history|transcript|environment\s+variables|clipboard)\b", re.IGNORECASE)
 _NOT_RECIPIENT = {"date", "date-time", "time", "uri", "url"}
 
 
@@ -423,7 +424,7 @@ _NOT_CONTENT = {"url", "uri", "link", "href", "id", "path", "file", "name", "typ
                 "enabled", "mode", "version", "language", "lang"}
 _RAW_HTML = re.compile(r"\b(?:raw|unsanitized|unsanitised|unescaped|unfiltered|verbatim|arbitrary|full|executable|inline)"
                        r"\s+(?:html|javascript|js|script|markup|svg)\b|<\s*script\b|\bnot\s+(?:sanitized|sanitised|escaped)\b"
-                       r"|\bhtml\s+(?:source|markup|content|body|code|document|string|snippet|fragment)\b", re.I)
+                       r"|\bhtml\s+(?:source|markup|content|body|code|document|string|snippet|fragment)\b", re.IGNORECASE)
 
 
 def active_content(name: Any, schema: dict) -> str | None:
@@ -466,7 +467,7 @@ _CAP_WORDS = {
     "delete": {"delete", "remove", "rm", "destroy", "purge", "wipe", "erase", "truncate", "unlink", "trash",
                "uninstall", "terminate", "kill", "revoke", "shred", "nuke", "rmdir"},
     "pay": {"pay", "purchase", "buy", "charge", "refund", "payout", "donate", "tip", "withdraw", "wire",
-            "remit", "sendmoney", "sell", "trade", "swap", "stake", "bid", "tip"},
+            "remit", "sendmoney", "sell", "trade", "swap", "stake", "bid"},
     "send": {"send", "forward", "reply", "broadcast", "tweet", "publish", "post", "dm", "invite", "notify", "sms",
              "mail", "email", "share"},
     "execute": {"execute", "exec", "eval", "shell", "bash", "terminal", "spawn", "powershell",
@@ -477,15 +478,15 @@ _NOT_EXEC = {"query", "queries", "sql", "search", "report", "reports", "analysis
 _CAP_DESC = {
     "delete": re.compile(r"\b(?:permanently|irreversibly|irrevocably)\s+(?:delete|remove|erase|destroy|wipe)s?\b"
                          r"|\b(?:deletes?|removes?|wipes?|erases?|destroys?|purges?)\s+(?:all|every|the\s+entire)\b"
-                         r"|\bdrop\s+(?:table|database|schema)\b|\brm\s+-rf\b", re.I),
+                         r"|\bdrop\s+(?:table|database|schema)\b|\brm\s+-rf\b", re.IGNORECASE),
     "pay": re.compile(r"\b(?:transfer|send|wire|withdraw|move)s?\s+(?:the\s+)?(?:\w+\s+)?(?:funds|money|payments?|crypto\w*"
                       r"|tokens|btc|eth|usdc|usdt)\b|\b(?:charges?|bills?)\s+the\s+(?:user|customer|card|account)\b"
                       r"|\bplaces?\s+(?:an?\s+)?orders?\b|\bmakes?\s+(?:an?\s+)?payments?\b"
-                      r"|\bpays?\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:invoices?|bills?|suppliers?|vendors?|merchants?|fees?)\b", re.I),
-    "send": re.compile(r"\bsends?\s+(?:an?\s+)?(?:e-?mails?|messages?|sms|texts?|notifications?|dms?|invitations?)\b", re.I),
+                      r"|\bpays?\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:invoices?|bills?|suppliers?|vendors?|merchants?|fees?)\b", re.IGNORECASE),
+    "send": re.compile(r"\bsends?\s+(?:an?\s+)?(?:e-?mails?|messages?|sms|texts?|notifications?|dms?|invitations?)\b", re.IGNORECASE),
     "execute": re.compile(r"\b(?:execut\w*|runs?)\s+(?:an?\s+|any\s+|arbitrary\s+)?(?:shell\s+|bash\s+|terminal\s+|system\s+)?"
                           r"commands?\b|\b(?:execut\w*|runs?|evaluat\w*)\s+(?:arbitrary\s+|any\s+)?(?:code|scripts?|javascript|python)\b",
-                          re.I),
+                          re.IGNORECASE),
 }
 _CAP_WHAT = {"delete": "deletes", "pay": "moves money or buys", "send": "sends messages", "execute": "runs code or commands"}
 _AMOUNT = {"amount", "value", "sum", "price", "quantity", "currency", "lamports", "wei", "sats"}
@@ -727,9 +728,9 @@ _BROAD_TRIGGER = re.compile(
     r"|\binstead\s+of\s+(?:any|other|the\s+other)\s+(?:\w+\s+)?tools?\b"
     r"|\b(?:any|all)\s+(?:data|information|content|files?|text|notes?)\s+(?:the\s+user|they|you)\s+(?:might|may|could|will)\b"
     r"|(?:只要|每当|无论何时|任何时候|一旦)[^。\n]{0,40}?(?:提到|提及|说|要求|询问|需要|输入)"
-    r"|(?:所有|任何|一切)(?:的)?(?:请求|任务|问题|情况|场景|数据)", re.I)
+    r"|(?:所有|任何|一切)(?:的)?(?:请求|任务|问题|情况|场景|数据)", re.IGNORECASE)
 _UNIVERSAL = re.compile(r"\b(?:any|all|every)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:user\s+)?(?:requests?|tasks?|quer\w+|questions?"
-                        r"|messages?|prompts?|inputs?|operations?|purposes?)\b|\binstead\s+of\b|所有|任何|一切", re.I)
+                        r"|messages?|prompts?|inputs?|operations?|purposes?)\b|\binstead\s+of\b|所有|任何|一切", re.IGNORECASE)
 _STOP = {"the", "this", "that", "tool", "tools", "use", "used", "using", "any", "all", "every", "user", "users",
          "mention", "mentions", "mentioned", "when", "whenever", "with", "for", "and", "from", "into", "your", "you",
          "they", "them", "get", "list", "set", "call", "request", "requests", "also", "might", "may", "could", "will",
