@@ -29,3 +29,22 @@ def test_jobs_2_equals_jobs_1(tmp_path: Path) -> None:
     # cross-server findings are located in files that a worker read (positions rebuilt on demand)
     collisions = [f for f in two.findings if f.rule_id == "TSL570"]
     assert collisions and all(f.line > 1 for f in collisions)
+
+
+def test_baseline_written_sequentially_matches_a_parallel_run(tmp_path: Path, monkeypatch) -> None:
+    import json as _json
+
+    from click.testing import CliRunner
+
+    from toolschema_lint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for i in range(4):
+        Path(f"s{i}.json").write_text(_json.dumps({"tools": [{"name": "execute", "inputSchema": {"type": "object"}}]}, indent=2))
+    runner = CliRunner()
+    assert runner.invoke(main, ["check", ".", "-j", "1", "--write-baseline", "b.json"]).exit_code == 0
+    res = runner.invoke(main, ["check", ".", "-j", "2", "--baseline", "b.json", "--format", "json"])
+    out = _json.loads(res.stdout)
+    assert res.exit_code == 0, res.output
+    assert out["summary"]["baseline"]["new"] == 0 and out["summary"]["baseline"]["stale"] == 0
+    assert out["summary"]["baseline"]["matched"] == out["summary"]["suppressed"] > 0

@@ -55,14 +55,12 @@ def _rel_path(path: str, root: Path) -> str:
 
 
 def _tool_pointer(f: Finding) -> str:
-    """The finding's pointer relative to its tool (`#` + rest) when the tool is found in its file."""
-    doc = f.document
-    if f.tool is None or doc is None:
+    """The finding's pointer relative to its tool (`#` + rest) when it lies inside the tool."""
+    base = f.tool_pointer
+    if f.tool is None or base is None:
         return f.pointer
-    for tool in doc.tools:
-        base = tool.pointer
-        if tool.display_name == f.tool and (f.pointer == base or f.pointer.startswith(base + "/")):
-            return "#" + f.pointer[len(base):]
+    if f.pointer == base or f.pointer.startswith(base + "/"):
+        return "#" + f.pointer[len(base):]
     return f.pointer
 
 

@@ -122,6 +122,7 @@ class Engine:
             severity=Severity(sev),
             tags=tuple(meta.tags),
             document=target,
+            tool_pointer=tool.pointer if tool is not None and target is (tool.document or target) else None,
         )
         if "_line" in hit.args:
             f.line, f.column = hit.args["_line"], hit.args["_column"]
@@ -295,6 +296,8 @@ def _worker_group(item: tuple[str, list[Source]]) -> GroupOutput:
     assert _WORKER_ENGINE is not None
     out = _WORKER_ENGINE.process_group(*item)
     for f in out.findings:
+        if _WORKER_ENGINE.settings.fingerprints:
+            f.fingerprint_content  # noqa: B018 - computed while the document still holds its data
         f.document = None
     for doc in out.documents:
         doc.detach()

@@ -266,6 +266,7 @@ class Finding:
     end_column: int = 1
     tags: tuple[str, ...] = ()
     content: str | None = None  # hash of the offending node; computed on first use (baselines)
+    tool_pointer: str | None = None  # the pointer of the tool the finding is about, within `path`
     suppressed: str | None = None  # why it is suppressed (baseline), None when active
     document: Document | None = field(default=None, repr=False, compare=False)
 
@@ -277,7 +278,12 @@ class Finding:
     def fingerprint_content(self) -> str:
         """A hash of the offending node's canonical JSON: stable across reformatting and key order."""
         if self.content is None:
-            data = self.document.data if self.document is not None else None
+            doc = self.document
+            data = doc.data if doc is not None else None
+            if data is None and doc is not None and doc.origin is not None:
+                from .loaders import load_source  # a detached document: read its file again
+
+                doc.data = data = load_source(doc.origin, max_bytes=1 << 62, companion=True).data
             self.content = content_hash(data, self.pointer) if data is not None else ""
         return self.content
 

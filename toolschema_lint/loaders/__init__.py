@@ -25,6 +25,7 @@ SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".m
 POLICY_SUFFIX = ".policy.yaml"
 EXAMPLES_SUFFIX = ".examples.jsonl"
 SCHEMA_SUFFIX = ".schema.json"
+OWN_FILE_KEYS = ("toolschema-lint-baseline", "toolschema-lock")  # our own artifacts, found beside tool files
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024  # a tools file this large is pathological; max-file-size raises it
 MAX_DEPTH = 100  # JSON/YAML nesting levels; real tool files stay far below
 
@@ -234,6 +235,9 @@ def load_source(src: Source, input_format: str | None = None, max_bytes: int = D
         return doc
     doc.data = data
     if companion:
+        return doc
+    if isinstance(data, dict) and any(k in data for k in OWN_FILE_KEYS):
+        doc.detection = "a toolschema-lint baseline or lock file: not linted"
         return doc
     if looks_like_results(data):
         doc.dialect, doc.detection = "tool-results", "recorded tools/call exchanges"
