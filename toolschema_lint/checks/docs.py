@@ -116,6 +116,14 @@ def _referenced_definitions(schema: Any) -> set[tuple[str, str]]:
     return out
 
 
+def _described(prop: dict) -> bool:
+    """A non-empty description on the property or on one of its anyOf/oneOf/allOf branches."""
+    if isinstance(prop.get("description"), str) and prop["description"].strip():
+        return True
+    branches = [b for k in ("anyOf", "oneOf", "allOf") if isinstance(prop.get(k), list) for b in prop[k]]
+    return any(isinstance(b, dict) and isinstance(b.get("description"), str) and b["description"].strip() for b in branches)
+
+
 @check("TSL210")
 def param_without_description(tool: Tool, ctx: Any) -> Iterator[Hit]:
     nested = ctx.options.get("nested", True)
@@ -123,7 +131,7 @@ def param_without_description(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for path, name, desc, prop in _param_descriptions(tool):
         if path and not nested:
             continue
-        if (isinstance(desc, str) and desc.strip()) or ("$ref" in prop and len(prop) == 1):
+        if _described(prop) or ("$ref" in prop and len(prop) == 1):
             continue  # described, or described (or not) where the reference points
         if path and path[0] in ("$defs", "definitions"):
             used = _referenced_definitions(tool.input_schema) if used is None else used
@@ -249,6 +257,9 @@ def _texts(tool: Tool) -> Iterator[tuple[tuple, str]]:
 
 @check("TSL212", scope="server")
 def unknown_tool_reference(server: Any, ctx: Any) -> Iterator[Hit]:
+    found = [(tool, tokens, ident) for tool in server.tools for tokens, text in _texts(tool) for ident in tool_references(text)]
+    if not found:
+        return
     known = {n.lower() for n in server.tool_names} | {n.lower() for n in ctx.options.get("known_tools", [])}
     params = _param_names(server)
 
@@ -258,13 +269,11 @@ def unknown_tool_reference(server: Any, ctx: Any) -> Iterator[Hit]:
             k.endswith(("." + low, "_" + low, "-" + low)) or low.endswith(("." + k, "__" + k)) for k in known
         )
 
-    for tool in server.tools:
-        seen: set[str] = set()
-        for tokens, text in _texts(tool):
-            for ident in tool_references(text):
-                if ident not in seen and not is_known(ident):
-                    seen.add(ident)
-                    yield ctx.at(tool, tokens[0], *tokens[1:], ref=ident)
+    seen: set[tuple[int, str]] = set()
+    for tool, tokens, ident in found:
+        if (id(tool), ident) not in seen and not is_known(ident):
+            seen.add((id(tool), ident))
+            yield ctx.at(tool, tokens[0], *tokens[1:], ref=ident)
 
 
 def tool_tokens(tool: Tool) -> int:

@@ -632,10 +632,19 @@ def _default_errors(root: dict, node: dict, dialect: str) -> list[str]:
             carried[parts[2]] = target
             pending.extend(r for _, r in refs(target))
     try:
-        validator = _RS_VALIDATORS[dialect](schema, offline=True)
-        return [e.message for e in validator.iter_errors(node["default"])][:1]
-    except Exception:  # a schema the validator cannot compile is TSL101's business: undecidable here
+        validator = _compiled(_canonical(schema), dialect)
+        return [e.message for e in validator.iter_errors(node["default"])][:1] if validator else []
+    except Exception:  # a value the validator cannot take: undecidable here
         return []
+
+
+@lru_cache(maxsize=1024)
+def _compiled(schema_json: str, dialect: str) -> Any:
+    """A native validator for a schema (given as canonical JSON; generated tools repeat schemas a lot)."""
+    try:
+        return _RS_VALIDATORS[dialect](json.loads(schema_json), offline=True)
+    except Exception:  # a schema the validator cannot compile is TSL101's business
+        return None
 
 
 @check("TSL116")
@@ -690,6 +699,7 @@ def impossible_bounds(tool: Tool, ctx: Any) -> Iterator[Hit]:
                                  low=f"{low_kw} {node[low_kw]}", high=f"{high_kw} {node[high_kw]}")
 
 
+@lru_cache(maxsize=4096)
 def _bad_regex(pattern: str) -> bool:
     """True when ECMA-262 (as the native validator reads it) and Python both reject `pattern`."""
     if len(pattern) > 10_000:
