@@ -555,6 +555,8 @@ def unknown_type_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for field, schema in _schemas(tool):
         for path, node in walk(schema):
             for i, name in unknown_type_names(node.get("type")):
+                if tool.dialect == "gemini" and name.lower() in SIMPLE_TYPES:
+                    continue  # Gemini's `Schema` type names are case-insensitive (`STRING`)
                 hint = type_suggestion(name)
                 yield ctx.at(tool, field, *path, "type", *([] if i is None else [i]), value=name,
                              hint=f" (did you mean '{hint}'?)" if hint else "")
