@@ -30,7 +30,7 @@ def vague_tool_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
         yield ctx.at(tool, "name", name=name)
 
 
-MCP_NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-]")
+MCP_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _CHAR_NAMES = {" ": "space", "\t": "tab", "\n": "newline", "/": "'/'", ",": "','", ":": "':'"}
 
 
@@ -54,7 +54,7 @@ def tool_name_invalid_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
     allowed = ":" if tool.dialect == "gemini" else ""  # Gemini declarations also accept ':'
     bad: list[str] = []
     for ch in name[:1024]:
-        if not MCP_NAME_CHARS.fullmatch(ch) and ch not in allowed:
+        if ch not in MCP_NAME_CHARS and ch not in allowed:
             label = _CHAR_NAMES.get(ch) or (f"'{ch}'" if ch.isprintable() else f"U+{ord(ch):04X}")
             if label not in bad:
                 bad.append(label)
