@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Iterator
 
 from ..model import Hit, Severity, Tool
@@ -15,11 +16,14 @@ _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 CONSTRAINTS = ("enum", "const", "format", "pattern")  # keywords that pin a string's shape
 
 
-def words(name: Any) -> list[str]:
-    """`crm.get_customer`, `getCustomer`, `get-customer`, `GETCustomer` -> ['crm', 'get', 'customer']."""
-    if not isinstance(name, str):
-        return []
-    return [w.lower() for w in _WORD.findall(name[:MAX_NAME])]
+def words(name: Any) -> tuple[str, ...]:
+    """`crm.get_customer`, `getCustomer`, `get-customer`, `GETCustomer` -> ('crm', 'get', 'customer')."""
+    return _words(name[:MAX_NAME]) if isinstance(name, str) else ()
+
+
+@lru_cache(maxsize=4096)
+def _words(name: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in _WORD.findall(name))
 
 
 def text(value: Any) -> str:
@@ -107,16 +111,43 @@ def reachable(schema: Any) -> Iterator[tuple[tuple, dict]]:
             stack.append((path + rel, child))
 
 
-def object_schemas(schema: Any) -> Iterator[tuple[tuple, dict]]:
-    return ((p, n) for p, n in reachable(schema) if is_object_schema(n))
+class Shape:
+    """One pass over a schema: its reachable object schemas, their properties, and its arrays."""
+
+    __slots__ = ("objects", "params", "arrays")
+
+    def __init__(self, schema: Any):
+        self.objects: list[tuple[tuple, dict]] = []
+        self.params: list[tuple[tuple, str, dict]] = []
+        self.arrays: list[tuple[tuple, dict]] = []
+        for path, node in reachable(schema):
+            if is_object_schema(node):
+                self.objects.append((path, node))
+                for name, prop in properties(node).items():
+                    if isinstance(prop, dict):
+                        self.params.append((path + ("properties", name), name, prop))
+            t = node.get("type")
+            if t == "array" or (isinstance(t, list) and "array" in t and "null" in t and len(t) == 2):
+                self.arrays.append((path, node))
 
 
-def parameters(schema: Any) -> Iterator[tuple[tuple, str, dict]]:
+_last: list[Any] = [object(), None]  # (schema, Shape): the checks of one tool run back to back
+
+
+def shape(schema: Any) -> Shape:
+    """The Shape of `schema`, computed once for the several checks that ask about the same schema."""
+    if _last[0] is not schema:
+        _last[0], _last[1] = schema, Shape(schema)
+    return _last[1]
+
+
+def object_schemas(schema: Any) -> list[tuple[tuple, dict]]:
+    return shape(schema).objects
+
+
+def parameters(schema: Any) -> list[tuple[tuple, str, dict]]:
     """(pointer tokens, name, schema) of every declared property of every reachable object schema."""
-    for path, node in object_schemas(schema):
-        for name, prop in properties(node).items():
-            if isinstance(prop, dict):
-                yield path + ("properties", name), name, prop
+    return shape(schema).params
 
 
 def gemini_parameters(tool: Tool) -> bool:
@@ -139,6 +170,7 @@ _FREE_FORM = re.compile(r"\b(relative|ago|yesterday|tomorrow|natural[- ]language
                         r"possible values|one of|values include|supported values|allowed values)\b", re.I)
 
 
+@lru_cache(maxsize=4096)
 def string_kind(name: str, desc: str) -> str | None:
     """What a string parameter holds, judged by its name and description; None when unclear."""
     if _FREE_FORM.search(desc):
@@ -147,11 +179,11 @@ def string_kind(name: str, desc: str) -> str | None:
     last = w[-1] if w else ""
     if last in ("uuid", "guid"):
         return "a UUID"
-    if last == "email" or w[-2:] == ["email", "address"]:
+    if last == "email" or w[-2:] == ("email", "address"):
         return "an email address"
     if last in ("url", "uri", "href"):
         return "a URL"
-    if last in ("datetime", "timestamp") or w[-2:] == ["date", "time"] or (last == "at" and len(w) > 1):
+    if last in ("datetime", "timestamp") or w[-2:] == ("date", "time") or (last == "at" and len(w) > 1):
         return "a date-time"
     if last == "date" or (w and w[0] == "date" and len(w) == 2 and w[1] in ("from", "to", "start", "end")):
         return "a date"
@@ -210,11 +242,8 @@ def count_param_without_bounds(tool: Tool, ctx: Any) -> Iterator[Hit]:
             yield ctx.at(tool, "input_schema", *path, param=name, missing=" or ".join(missing))
 
 
-def arrays(schema: Any) -> Iterator[tuple[tuple, dict]]:
-    for path, node in reachable(schema):
-        t = node.get("type")
-        if t == "array" or (isinstance(t, list) and "array" in t and "null" in t and len(t) == 2):
-            yield path, node
+def arrays(schema: Any) -> list[tuple[tuple, dict]]:
+    return shape(schema).arrays
 
 
 def where(path: tuple) -> str:

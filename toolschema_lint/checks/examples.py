@@ -62,6 +62,12 @@ def example_hit(tool: Tool, ex: Example, pointer: str, **args: Any) -> Hit:
     return Hit(pointer=pointer, args=args, tool=tool, document=ex.document)
 
 
+def label(ex: Example) -> str:
+    """The example's id; a record without one is named by its line in the examples file."""
+    head = ex.label[1:].split("/", 1)[0] if ex.label.startswith("/") else ""
+    return f"line {int(head) + 1}" if head.isdigit() and ex.document is not None else ex.label
+
+
 def declared(schema: Any) -> set[str] | None:
     """Names the input schema declares at the root; None when it takes names it does not list."""
     if not isinstance(schema, dict) or "patternProperties" in schema or isinstance(schema.get("additionalProperties"), dict):
@@ -84,6 +90,8 @@ def forbidden_entries(ex: Example) -> Iterator[tuple[int, str, list[Any]]]:
         if isinstance(entry, str) and "=" in entry:
             name, _, raw = entry.partition("=")
             name, raw = name.strip(), raw.strip()
+            if not name:
+                continue
             values: list[Any] = [raw]
             try:
                 parsed = json.loads(raw) if len(raw) < 10_000 else raw
@@ -105,7 +113,7 @@ def example_violates_input_schema(tool: Tool, ctx: Any) -> Iterator[Hit]:
         return
     for ex in positives:
         for err in errors(v, ex.arguments):
-            yield example_hit(tool, ex, join_pointer(ex.pointer, *err.instance_path), label=ex.label, detail=short(err))
+            yield example_hit(tool, ex, join_pointer(ex.pointer, *err.instance_path), label=label(ex), detail=short(err))
 
 
 @check("TSL702")
@@ -116,7 +124,7 @@ def negative_example_passes_schema(tool: Tool, ctx: Any) -> Iterator[Hit]:
         return
     for ex in negatives:
         if not errors(v, ex.arguments):
-            yield example_hit(tool, ex, ex.pointer, label=ex.label)
+            yield example_hit(tool, ex, ex.pointer, label=label(ex))
 
 
 @check("TSL703")
@@ -132,7 +140,7 @@ def forbidden_argument_accepted(tool: Tool, ctx: Any) -> Iterator[Hit]:
                 if not any(list(e.instance_path)[:1] == [name] for e in errors(v, {name: value})):
                     shown = value if isinstance(value, str) else json.dumps(value)
                     yield example_hit(tool, ex, join_pointer(ex.forbidden_pointer, i), param=name, value=shown,
-                                      label=ex.label)
+                                      label=label(ex))
                     break
 
 
@@ -146,10 +154,10 @@ def example_unknown_argument(tool: Tool, ctx: Any) -> Iterator[Hit]:
         if ex.positive and isinstance(ex.arguments, dict) and not closed:  # closed: TSL701 reports it
             for key in ex.arguments:
                 if key not in names:
-                    yield example_hit(tool, ex, join_pointer(ex.pointer, key), label=ex.label, param=key)
+                    yield example_hit(tool, ex, join_pointer(ex.pointer, key), label=label(ex), param=key)
         for i, name, _ in forbidden_entries(ex):
             if name not in names:
-                yield example_hit(tool, ex, join_pointer(ex.forbidden_pointer, i), label=ex.label, param=name)
+                yield example_hit(tool, ex, join_pointer(ex.forbidden_pointer, i), label=label(ex), param=name)
 
 
 @check("TSL705")
