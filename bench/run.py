@@ -39,6 +39,8 @@ NODE_PREFIX = BENCH / ".node"
 SPECTRAL_PKG = "@stoplight/spectral-cli@6"
 RULESET = BENCH / "spectral" / "ruleset.yaml"
 RESOLVER = BENCH / "spectral" / "resolver.cjs"
+# toolschema-lint rules that the ten Spectral rules mirror (spectral/verify.py, README).
+SPECTRAL_EQUIVALENT = "TSL103,TSL104,TSL106,TSL107,TSL201,TSL202,TSL203,TSL204,TSL210,TSL401,TSL404,TSL405"
 
 sys.path.insert(0, str(BENCH))
 import gen_corpus  # noqa: E402
@@ -119,7 +121,10 @@ def find_toolschema_lint() -> list[str] | None:
 def bench_toolschema_lint(base: list[str], corpus: Path, label: str, out: Path, repeat: int,
                           select: str | None = None) -> Result:
     extra = ["--select", select] if select else []
-    name = f"toolschema-lint --select {select}" if select else "toolschema-lint"
+    if select == SPECTRAL_EQUIVALENT:
+        name = "toolschema-lint, Spectral's rules"
+    else:
+        name = f"toolschema-lint --select {select}" if select else "toolschema-lint"
     res = Result(name, label, base + ["check", str(corpus), *extra, "--format", "json", "--exit-zero",
                                       "-o", str(out)])
 
@@ -217,8 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON")
     ap.add_argument("--tsl", type=Path, metavar="EXE",
                     help="toolschema-lint executable to time (default: the one next to this Python, then PATH)")
-    ap.add_argument("--tsl-select", metavar="SELECTORS",
-                    help="also time toolschema-lint on the JSON corpus with --select SELECTORS (e.g. ALL)")
+    ap.add_argument("--tsl-select", metavar="SELECTORS", default=SPECTRAL_EQUIVALENT,
+                    help="also time toolschema-lint on the JSON corpus with --select SELECTORS (default: the "
+                         "rules the Spectral ruleset mirrors; ALL for every rule; '' for no extra row)")
     ap.add_argument("--no-spectral", action="store_true", help="skip Spectral")
     ap.add_argument("--no-install", action="store_true", help="do not npm-install spectral-cli if missing")
     ap.add_argument("--keep", type=Path, metavar="DIR", help="generate the corpus here and keep it")
@@ -283,6 +289,10 @@ def main(argv: list[str] | None = None) -> int:
             cpu_ratio = spec.best_cpu / tsl_json.best_cpu if tsl_json.best_cpu else None
             print(f"\nspeed ratio toolschema-lint / Spectral (JSON): {ratio:.1f}x wall"
                   + (f", {cpu_ratio:.1f}x CPU" if cpu_ratio else ""))
+        same = by.get(("toolschema-lint, Spectral's rules", "json"))
+        if same and spec and same.best and spec.best:
+            print(f"speed ratio on the same ten rules: {spec.best / same.best:.1f}x wall, "
+                  f"{spec.best_cpu / same.best_cpu:.1f}x CPU")
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
         if load is not None and load > 1.5:
             print(f"\nwarning: load average {load:.1f} on {os.cpu_count()} cores; wall times are inflated, "
