@@ -27,6 +27,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -232,6 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeat < 1:
         ap.error("--repeat must be >= 1")
 
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # still remove the temporary corpus
     work = args.keep or Path(tempfile.mkdtemp(prefix="tsl-bench-"))
     try:
         t0 = time.perf_counter()
