@@ -281,6 +281,8 @@ def _attach_companions(doc: Document, schema_path: Path) -> None:
             pdoc.origin = psrc
             doc.companions.append(pdoc)
             policy = pdoc.data if isinstance(pdoc.data, dict) else None
+            if policy is None and not pdoc.problems:
+                _problem(pdoc, "TSL012", "", {"reason": "a policy file must be a mapping of risk metadata"})
             if policy is not None:
                 tool.policy = policy
                 tool.field_docs["policy"] = pdoc
@@ -305,6 +307,8 @@ def _attach_companions(doc: Document, schema_path: Path) -> None:
                 ex = example_from_record(rec, f"/{i}", edoc)
                 if ex is not None:
                     tool.examples.append(ex)
+                else:
+                    _problem(edoc, "TSL012", f"/{i}", {"reason": "an examples line must be a JSON object"})
         break  # a registry schema file holds one tool
 
 
