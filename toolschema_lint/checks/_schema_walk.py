@@ -70,7 +70,7 @@ def walk(schema: Any, max_depth: int = MAX_WALK_DEPTH) -> list[tuple[tuple[str |
         children = list(subschemas(node))
         for rel, child in reversed(children):
             stack.append((path + rel, child))
-    if len(_WALK_CACHE) > 64:
+    if len(_WALK_CACHE) > 4096:
         _WALK_CACHE.clear()
     _WALK_CACHE[id(schema)] = (schema, max_depth, out)
     return out

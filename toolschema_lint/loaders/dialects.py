@@ -106,8 +106,11 @@ def make_tool(obj: dict, pointer: str, dialect: str) -> Tool:
             tool.fields[fld] = join_pointer(base_ptr, key)
     if isinstance(tool.name, str) or "name" in base:
         tool.fields.setdefault("name", join_pointer(base_ptr, "name"))
-    if dialect == "gemini" and keys["input_schema"] == "parameters" and tool.input_schema is not None:
-        tool.input_schema = _lower_types(tool.input_schema)
+    if dialect == "gemini":  # the OpenAPI-subset forms (`parameters`, `response`) use upper-case types
+        if keys["input_schema"] == "parameters" and tool.input_schema is not None:
+            tool.input_schema = _lower_types(tool.input_schema)
+        if keys["output_schema"] == "response" and tool.output_schema is not None:
+            tool.output_schema = _lower_types(tool.output_schema)
     meta = tool.meta if isinstance(tool.meta, dict) else {}
     # production metadata may also live under _meta (reverse-DNS keys or plain)
     for fld in ("version", "risk", "runtime"):
