@@ -160,6 +160,26 @@ def quote(text: str, start: int, end: int, pad: int = 20, limit: int = 60) -> st
     return ("..." if s > 0 else "") + span + ("..." if e < len(text) else "")
 
 
+def run_start(text: str, pos: int, stop: re.Pattern, limit: int = 256) -> int:
+    """Start of the run of characters ending at `pos` that `stop` does not match (at most `limit` back).
+
+    Scans a reversed slice at C speed: a `[...]*$` search would retry every start in the window.
+    """
+    lo = max(0, pos - limit)
+    m = stop.search(text[lo:pos][::-1])
+    return pos - m.start() if m else lo
+
+
+def match_before(rev: re.Pattern, text: str, pos: int, limit: int) -> tuple[int, int] | None:
+    """Span of group `name` of `rev` matched backwards from `pos` (`rev` is written for reversed text)."""
+    lo = max(0, pos - limit)
+    m = rev.match(text[lo:pos][::-1])
+    if not m:
+        return None
+    a, b = m.span("name")
+    return pos - b, pos - a
+
+
 def _rank(sev: Severity | None) -> int:
     return int(sev) if sev is not None else int(ERROR) + 1  # the rule's default outranks explicit levels
 
@@ -264,15 +284,18 @@ def trigger_matches(trig: Triggers, rx: re.Pattern, text: str, on: str = "low", 
         positions = trig.positions(text)
     stop = len(target) if end is None else end
     after = must.positions(text) if must is not None else None
+    covered = start  # like finditer: no match starts inside the previous one (keeps long runs linear)
     for p in positions:
+        if p < covered or p >= stop:
+            continue
         if after is not None:
-            i = bisect.bisect_right(after, p)
+            i = bisect.bisect_left(after, p)
             if i == len(after) or after[i] > p + window:
                 continue
-        if start <= p < stop:
-            m = rx.match(target, p)
-            if m:
-                yield m
+        m = rx.match(target, p)
+        if m:
+            covered = m.end()
+            yield m
 
 
 class Alternatives:
@@ -324,7 +347,7 @@ class Alternatives:
 _S = r"\s{1,3}"  # a bounded gap between two words
 
 _STRONG_VERBS = ("ignore", "disregard", "forget", "pay", "do", "don", "stop", "no")
-_STRONG_NOUNS = ("instruction", "system", "directive", "guardrail", "programming")
+_STRONG_NOUNS = ("instruction", "system", "directive", "guardrail", "programming", "guidance", "directions")
 _PRIOR = re.compile(r"(?:previous|prior|preceding|earlier|above|former|original|initial|your|system|safety|"
                     r"security|developer|all|any|every|other)\b")
 _PRIOR_STRICT = re.compile(r"(?:previous|prior|preceding|earlier|above|former|original|initial|your)\b")
@@ -334,13 +357,16 @@ _OVERRIDE_VERB = Alternatives([
      + _S + r"attention" + _S + r"to|do" + _S + r"not" + _S + r"follow|don['’]?t" + _S + r"follow|stop" + _S +
      r"following|no" + _S + r"longer" + _S + r"follow)" + _S + r"(?P<gap>(?:[\w'’-]{1,20}" + _S + r"){0,3}?)"
      r"(?P<noun>instructions?|system" + _S + r"prompts?|system" + _S + r"messages?|prompts?|directives?|guidelines|"
-     r"guardrails|programming|rules|constraints|restrictions|policies|context|messages)\b", "override", None),
+     r"guidance|directions|guardrails|programming|rules|constraints|restrictions|policies|context|messages)\b",
+     "override", None),
 ], ["ignore", "disregard", "forget", "override", "overrule", "bypass", "discard", "abandon", "set", "pay", "do", "don",
-    "stop", "no"], must=["instruction", "system", "prompt", "directive", "guideline", "guardrail", "programming", "rule",
+    "stop", "no"], must=["instruction", "system", "prompt", "directive", "guideline", "guidance", "direction",
+                         "guardrail", "programming", "rule",
                          "constraint", "restriction", "polic", "context", "message"], window=120)
 _OVERRIDE = Alternatives([
     (r"(?:above|previous|prior|earlier|preceding|original|old)" + _S + r"(?:instructions?|rules|prompts?|directives?|"
-     r"guidelines)" + _S + r"(?:is|are|was|were|have" + _S + r"been|has" + _S + r"been)" + _S + r"(?:now" + _S + r")?"
+     r"guidelines|guidance|directions)" + _S + r"(?:(?:is|are|was|were|have" + _S + r"been|has" + _S + r"been)" + _S +
+     r")?(?:now" + _S + r")?"
      r"(?:void|obsolete|outdated|cancell?ed|revoked|superseded|invalid|replaced|no" + _S + r"longer)", "override", None),
     (r"(?:supersedes?|overrides?|replaces?|takes?" + _S + r"precedence" + _S + r"over|has" + _S + r"priority" + _S +
      r"over|outranks?|trumps?)" + _S + r"(?:(?:all|any|the|your|every)" + _S + r"){0,2}(?:previous|prior|earlier|other|"
@@ -356,6 +382,11 @@ _OVERRIDE = Alternatives([
     (r"your" + _S + r"(?:new|real|true|actual)" + _S + r"(?:role|task|instructions?|purpose|goal|objective|directive)s?"
      + _S + r"(?:is|are)\b", "role change", None),
     (r"new" + _S + r"(?:system" + _S + r")?instructions?\s{0,3}:", "override", None),
+    (r"forget" + _S + r"(?:everything|all|anything)" + _S + r"(?:above|before|previously|so" + _S + r"far|you" + _S +
+     r"(?:were|have" + _S + r"been)" + _S + r"told)\b", "override", None),
+], ["forget", "above", "previous", "prior", "earlier", "preceding", "original", "old", "supersede", "replace", "take",
+    "has", "outrank", "trump", "from", "you", "enter", "switch", "activate", "enable", "your", "new"])
+_OVERRIDE_CJK = Alternatives([
     # Chinese
     (r"(?:忽略|无视|忽视|不要理会|不理会|不用理会|忘记|忘掉|抛开|放弃|绕过|跳过|别管)掉?"
      r"(?:之前|以前|先前|此前|上面|上述|以上|前面|所有|全部|一切|任何|原有|原来|原先|你的|其他|其它)"
@@ -369,11 +400,11 @@ _OVERRIDE = Alternatives([
     (r"(?:以前|前|上記|これまで|すべて|全て|先程|既存|元)の(?:指示|命令|指令|プロンプト|ルール|設定)(?:は|を)"
      r"(?:すべて|全て)?(?:無視|忘れ)", "override", None),
     (r"(?:指示|命令|ルール|プロンプト)を無視して", "override", None),
-], ["above", "previous", "prior", "earlier", "preceding", "original", "old",
-    "supersede", "replace", "take", "has", "outrank", "trump", "from", "you", "enter", "switch", "activate", "enable",
-    "your", "new", "忽略", "无视", "忽视", "不要理会", "不理会", "不用理会", "忘记", "忘掉", "抛开", "放弃", "绕过", "跳过",
-    "别管", "之前", "以前", "上面", "上述", "以上", "先前", "原来", "从现在", "你", "以前", "前", "上記", "これまで", "すべて",
-    "全て", "先程", "既存", "元", "指示", "命令", "ルール", "プロンプト"])
+], ["忽略", "无视", "忽视", "不要理会", "不理会", "不用理会", "忘记", "忘掉", "抛开", "放弃", "绕过", "跳过", "别管", "之前",
+    "以前", "上面", "上述", "以上", "先前", "原来", "从现在", "你", "前", "上記", "これまで", "すべて", "全て", "先程", "既存",
+    "元", "指示", "命令", "ルール", "プロンプト"], must=["指令", "指示", "提示", "设定", "约束", "规则", "要求", "命令", "限制",
+                                                   "规定", "任务", "角色", "身份", "你", "プロンプト", "ルール", "設定"],
+    window=40)
 
 
 def _override_ok(m: re.Match) -> bool:
@@ -384,33 +415,39 @@ def _override_ok(m: re.Match) -> bool:
     if verb.startswith(_STRONG_VERBS):
         return (strong_noun and not noun.startswith("prompt")) or bool(
             _PRIOR.search(gap) and (strong_noun or noun.startswith("prompt") or _PRIOR_STRICT.search(gap)))
+    if noun.startswith(("instruction", "guardrail", "directive")) and not verb.startswith("overr"):
+        return True
     return bool(_PRIOR_STRICT.search(gap))
 
 
 def detect_override(text: str) -> Found | None:
-    return _OVERRIDE_VERB.search(text, _override_ok) or _OVERRIDE.search(text)
+    return _OVERRIDE_VERB.search(text, _override_ok) or _OVERRIDE.search(text) or _OVERRIDE_CJK.search(text)
 
 
 _USER = r"(?:the" + _S + r")?(?:user|users|human|customer|client|operator|requester|person)\b"
 _CONCEAL = Alternatives([
     (r"(?:do" + _S + r"not|don['’]?t|never|must" + _S + r"not|mustn['’]?t|should" + _S + r"not|shouldn['’]?t|avoid|"
      r"without)" + _S + r"(?:ever" + _S + r")?(?:tell(?:ing)?|inform(?:ing)?|mention(?:ing)?|reveal(?:ing)?|"
-     r"disclos(?:e|ing)|show(?:ing)?|notify(?:ing)?|alert(?:ing)?|explain(?:ing)?|report(?:ing)?|let(?:ting)?|"
+     r"disclos(?:e|ing)|notify(?:ing)?|alert(?:ing)?|let(?:ting)?|"
      r"say(?:ing)?|acknowledg(?:e|ing)|admit(?:ting)?|surfac(?:e|ing))\b[^.!?\n]{0,50}?\b" + _USER, "concealment", None),
     (r"(?:keep|hide)" + _S + r"(?:this|it|these|that|them|the" + _S + r"\w{1,20})" + _S + r"(?:\w{1,20}" + _S + r")?"
      r"(?:secret|hidden|confidential|private|invisible)" + _S + r"from" + _S + _USER, "concealment", None),
-    (r"user" + _S + r"(?:must|should|does|do|need|needs|will|can)\s{0,3}(?:not|n['’]t|never)" + _S + r"(?:to" + _S +
+    (r"(?:user|human|customer)" + _S + r"(?:must|should|does|do|need|needs|will|can)\s{0,3}(?:not|n['’]t|never)" + _S + r"(?:to" + _S +
      r")?(?:know|see|be" + _S + r"told|be" + _S + r"informed|find" + _S + r"out|notice|learn|be" + _S + r"aware)\b",
      "concealment", None),
     (r"(?:this|these)" + _S + r"(?:instructions?|notes?|sections?|steps?|text)" + _S + r"(?:is|are)" + _S +
      r"(?:hidden|invisible|not" + _S + r"(?:shown|visible|displayed))" + _S + r"(?:to|from)" + _S + _USER,
      "concealment", None),
-    (r"(?:silently|secretly|covertly|quietly|discreetly|invisibly|stealthily)" + _S + r"(?:also" + _S + r")?"
-     r"(?:call|send|forward|copy|add|include|upload|read|run|execute|invoke|bcc|cc|exfiltrate|post|transmit|attach|"
-     r"append|collect|save|store|share|email)\b", "covert action", None),
     (r"(?:do" + _S + r"not|don['’]?t|never)" + _S + r"(?:ask|request|seek|wait" + _S + r"for)" + _S + r"(?:the" + _S +
      r"user" + _S + r")?(?:for" + _S + r")?(?:the" + _S + r"user['’]?s?" + _S + r")?(?:confirmation|permission|"
      r"approval|consent)\b", "skip confirmation", WARNING),
+], ["do", "don", "never", "must", "should", "avoid", "without", "keep", "hide", "user", "this", "these", "human",
+    "customer"], must=["user", "human", "customer", "client", "operator", "requester", "person", "confirmation",
+                       "permission", "approval", "consent"], window=200)
+_CONCEAL_OTHER = Alternatives([
+    (r"(?:silently|secretly|covertly|quietly|discreetly|invisibly|stealthily)" + _S + r"(?:also" + _S + r")?"
+     r"(?:call|send|forward|copy|add|include|upload|read|run|execute|invoke|bcc|cc|exfiltrate|post|transmit|attach|"
+     r"append|collect|save|store|share|email)\b", "covert action", None),
     # Chinese
     (r"(?:不要|别|切勿|请勿|不得|不能|不可|勿|禁止|无需|不必)(?:向|对|跟|给)用户(?:告诉|告知|提及|提到|透露|通知|说明|"
      r"显示|展示|解释|报告|汇报)", "concealment", None),
@@ -422,14 +459,12 @@ _CONCEAL = Alternatives([
     # Japanese
     (r"ユーザー(?:に|には|へ)(?:は)?(?:伝え|知らせ|言わ|教え|見せ|報告し)(?:ない|ず|るな)", "concealment", None),
     (r"ユーザー(?:に|には)(?:秘密|内緒)", "concealment", None),
-], ["do", "don", "never", "must", "should", "avoid", "without", "keep", "hide", "user", "this",
-    "these", "silently", "secretly", "covertly", "quietly", "discreetly", "invisibly", "stealthily", "不", "别", "切勿",
+], ["silently", "secretly", "covertly", "quietly", "discreetly", "invisibly", "stealthily", "不", "别", "切勿",
     "请勿", "勿", "禁止", "无需", "对", "向", "瞒着", "背着", "悄悄", "偷偷", "暗中", "秘密", "静默", "私下", "ユーザー"])
 
 
 def detect_concealment(text: str) -> Found | None:
-    view, low = views(text)
-    return _CONCEAL.search(text)
+    return _CONCEAL.search(text) or _CONCEAL_OTHER.search(text)
 
 
 _THIS = r"this" + _S + r"(?:tool|function|server|plugin|action)"
@@ -444,16 +479,21 @@ _PRIORITY = Alternatives([
     (r"(?:do" + _S + r"not|don['’]?t|never|must" + _S + r"not)" + _S + r"(?:use|call|invoke|select|choose|run)" + _S +
      r"(?:any" + _S + r")?(?:other|different|alternative)" + _S + r"(?:tools?|functions?|servers?|plugins?)\b",
      "exclusive use", ERROR),
-    (r"(?:call|use|invoke|run)" + _S + _THIS + _S + r"(?:for|on|with|in|after)" + _S + r"(?:every|each|all|any)" + _S +
+    (r"(?:call|use|invoke|run)" + _S + _THIS + _S + r"(?:at" + _S + r"the" + _S + r"(?:start|beginning)" + _S + r"of|"
+     r"before|for|on|with|in|after)" + _S + r"(?:every|each|all|any)" + _S +
      r"(?:single" + _S + r")?(?:request|message|query|task|prompt|turn|conversation|question|input|response)s?\b",
      "every request", ERROR),
     (r"(?:always|must|should|first)" + _S + r"(?:be" + _S + r")?(?:call|use|invoke|run|select|choose|prefer|called|"
-     r"used|invoked)" + _S + _THIS + _S + r"(?:first|before)\b", "call first", None),
+     r"used|invoked)" + _S + _THIS + _S + r"(?:first|before" + _S + r"(?:any|all|every|each|other|anything|doing|"
+     r"answering|responding|replying))\b", "call first", None),
     (_THIS + _S + r"(?:must|should|shall)" + _S + r"(?:always" + _S + r")?be" + _S + r"(?:called|used|invoked|run|"
      r"selected)" + _S + r"(?:first|before" + _S + r"(?:anything|any|all|every))", "call first", None),
     (_THIS + _S + r"(?:takes|has|gets)" + _S + r"(?:absolute" + _S + r"|top" + _S + r"|highest" + _S + r")?"
      r"(?:priority|precedence)" + _S + r"over" + _S + r"(?:all|any|every|other)", "precedence", ERROR),
     (r"(?:highest|top|absolute)[- ]priority" + _S + r"(?:tool|function)\b", "precedence", None),
+    ], ["before", "instead", "rather", "in", "over", "do", "don", "never", "must", "call", "use", "invoke", "run",
+    "always", "should", "first", "this", "highest", "top", "absolute"], must=["other", "different", "alternative", "this", "priority", "precedence"], window=80)
+_PRIORITY_CJK = Alternatives([
     # Chinese
     (r"(?:优先|首先|总是|始终|务必|必须|一律)(?:调用|使用|选择|选用)(?:本|此|这个|该)(?:工具|函数|插件)", "priority", ERROR),
     (r"(?:调用|使用)(?:任何|其他|其它|所有|别的)(?:其他|其它)?(?:工具|函数)(?:之前|前)", "before any other tool", ERROR),
@@ -462,15 +502,14 @@ _PRIORITY = Alternatives([
     # Japanese
     (r"(?:他の|ほかの|別の)ツール(?:より|の)(?:先|前)に|最初にこのツールを(?:呼び出|使用|使)|常にこのツールを(?:優先|最初)",
      "priority", ERROR),
-], ["before", "instead", "rather", "in", "over", "do", "don", "never", "must", "call", "use",
-    "invoke", "run", "always", "should", "first", "this", "highest", "top", "absolute", "优先", "首先", "总是", "始终",
+], ["优先", "首先", "总是", "始终",
     "务必", "必须", "一律", "调用", "使用", "不要", "禁止", "切勿", "不得", "不能", "请勿", "本", "此", "这个", "该", "他の",
     "ほかの", "別の", "最初", "常に"])
 
 
 def detect_priority(text: str) -> Found | None:
     view, low = views(text)
-    return _PRIORITY.search(text)
+    return _PRIORITY.search(text) or _PRIORITY_CJK.search(text)
 
 
 _MARKUP_LOW = Alternatives([
@@ -501,9 +540,7 @@ _LINE_LEAD = re.compile(r"[ \t>*#\[【(（]{0,8}")
 def detect_markup(text: str) -> Found | None:
     view, low = views(text)
     found = [f for f in (_MARKUP_LOW.search(text), _MARKUP_CASE.search(text)) if f]
-    for n, m in enumerate(_ROLE_LINE.finditer(view)):  # `SYSTEM:` as a role label at a line start
-        if n >= 2000:
-            break
+    for m in _ROLE_LINE.finditer(view):  # `SYSTEM:` as a role label at a line start
         line_start = view.rfind("\n", 0, m.start()) + 1
         if m.start() - line_start <= 8 and _LINE_LEAD.fullmatch(view, line_start, m.start()):
             found.append(Found(quote(view, m.start(), m.end()), "system/role", ERROR))
@@ -533,19 +570,24 @@ _UNIVERSAL = re.compile(
 _REDIRECT_TRIGGER = Triggers(["bcc", "cc", "blind", "forward", "redirect", "reroute", "mirror", "copy", "send",
                                      "deliver", "route", "post", "upload", "change", "replace", "set", "override",
                                      "rewrite", "switch", "update", "add", "include", "append"])
+_SHADOW_CONTEXT = Triggers(["when", "whenever", "if", "each", "every", "before", "after", "while", "once", "always",
+                            "also", "must", "should", "make", "ensure", "remember", "additionally", "important",
+                            "required", "mandatory"])
+_REDIRECT_TARGET = Triggers(["@", "://", "iban", "0x"])  # an address must follow a redirect verb
 _UNIVERSAL_TRIGGER = Triggers(["all", "every", "any", "each"])
 _ASSERTIVE = re.compile(r"\b(?:always|also|must|should|make\s+sure|ensure|remember|additionally|important|required|"
                         r"mandatory)\b")
-_DEPRECATED = re.compile(r"(?:tool|function)" + _S + r"(?:is|has" + _S + r"been|was)" + _S + r"(?:now" + _S + r")?"
+_DEPRECATED = re.compile(r"(?:tool|function)(?:" + _S + r"[\w.-]{1,30}){0,5}?" + _S + r"(?:is|has" + _S + r"been|was)" + _S +
+                         r"(?:now" + _S + r")?"
                          r"(?:deprecated|broken|disabled|unsafe|compromised|replaced|removed|unavailable|outdated)\b")
-_NAME_BEFORE = re.compile(r"[`'\"]?([A-Za-z_][\w.\-]{1,63})[`'\"]?\s{1,3}$")
+_NAME_BEFORE_REV = re.compile(r"\s{1,3}[`'\"]?(?P<name>[\w.\-]{2,64})[`'\"]?(?![\w.\-])")
 _USE_THIS = re.compile(r"(?:use|call)" + _S + r"this" + _S + r"(?:tool|one|function)\b")
 _SHADOW_ZH = Alternatives([
     (r"(?:调用|使用|执行)[^。.!！?？\n]{1,30}?(?:时|之前|之后|前|后)[^。!！?？\n]{0,40}?"
      r"(?:抄送|密送|转发|同时发送|另外发送|一并发送|改为|替换为|改成)", "shadowing", None),
     (r"所有(?:的)?(?:邮件|消息|付款|转账|文件)[^。!！?？\n]{0,20}?(?:都)?(?:必须|需要|要|应)?(?:抄送|密送|转发|发送到|发送给)",
      "shadowing", None),
-], ["调用", "使用", "执行", "所有"])
+], ["调用", "使用", "执行", "所有"], must=["抄送", "密送", "转发", "发送", "改为", "替换为", "改成"], window=90)
 
 
 def detect_shadowing(text: str, own: frozenset[str] = frozenset()) -> Found | None:
@@ -553,7 +595,11 @@ def detect_shadowing(text: str, own: frozenset[str] = frozenset()) -> Found | No
     another server's tool is broken and this one should be used instead (masquerading)."""
     view, low = views(text)
     src = view if len(view) == len(low) else low
-    for m in trigger_matches(_REDIRECT_TRIGGER, _REDIRECT, text):
+    context = _SHADOW_CONTEXT.positions(text)
+    for m in trigger_matches(_REDIRECT_TRIGGER, _REDIRECT, text, must=_REDIRECT_TARGET, window=120):
+        i = bisect.bisect_left(context, m.start() - 200)
+        if i == len(context) or context[i] >= m.start():
+            continue  # no trigger (`when ... is used`) nor insistence (`always`) before it
         lo = max(0, m.start() - 200)
         trig = None
         for trig in _TRIGGER.finditer(low, lo, m.start()):
@@ -564,13 +610,12 @@ def detect_shadowing(text: str, own: frozenset[str] = frozenset()) -> Found | No
     m = next(trigger_matches(_UNIVERSAL_TRIGGER, _UNIVERSAL, text), None)
     if m:
         return Found(quote(src, m.start(), m.end()), "shadowing")
-    for n, m in enumerate(_DEPRECATED.finditer(low)):
-        if n >= 256:
-            break
-        name = _NAME_BEFORE.search(src, max(0, m.start() - 70), m.start())
-        if name and name.group(1) not in own and name.group(1).lower() not in ("this", "that", "the", "old", "previous") \
+    for m in _DEPRECATED.finditer(low):
+        span = match_before(_NAME_BEFORE_REV, src, m.start(), 70)
+        name = src[span[0]:span[1]].strip("`'\"") if span else ""
+        if name and not name[0].isdigit() and name not in own and name.lower() not in ("this", "that", "the", "old", "previous") \
                 and _USE_THIS.search(low, m.end(), m.end() + 120):
-            return Found(quote(src, name.start(), m.end()), "masquerading")
+            return Found(quote(src, span[0], m.end()), "masquerading")
     return _SHADOW_ZH.search(text)
 
 
@@ -595,9 +640,9 @@ _CAPTURE = Alternatives([
      r"user|above)\b", "the conversation", None),
     (_CAPTURE_VERB + r"(?:(?:all|any|every)" + _S + r")?(?:environment" + _S + r"variables|env" + _S + r"vars|private" +
      _S + r"keys?|ssh" + _S + r"keys?|seed" + _S + r"phrases?|mnemonic(?:" + _S + r"phrase)?|recovery" + _S +
-     r"phrases?|session" + _S + r"cookies|(?:all|any|every)" + _S + _SECRET_NOUNS + r"|" + _SECRET_NOUNS + _S +
-     r"(?:you" + _S + r"(?:have|know|can" + _S + r"(?:see|find|access))|in" + _S + r"(?:the" + _S + r")?(?:context|"
-     r"conversation|environment)))\b", "secrets", ERROR),
+     r"phrases?|session" + _S + r"(?:cookies?|tokens?)|clipboard(?:" + _S + r"contents?)?|(?:all|any|every)" + _S +
+     _SECRET_NOUNS + r"|" + _SECRET_NOUNS + r"(?:" + _S + r"[\w'’]{1,20}){0,3}?" + _S + r"(?:context|conversation|"
+     r"environment|env|memory|chat|session|machine|system|know|see|find|access)\b)", "secrets", ERROR),
     (r"(?:read|open|cat|load|fetch|get|retrieve|grab)\b[^.!?\n]{0,100}?\b(?:and|then)" + _S + r"(?:pass|send|put|"
      r"include|provide|add|insert|attach|append|copy|forward|upload|embed|paste)" + _S + r"(?:its|their|the(?:ir)?|that|"
      r"this|the" + _S + r"file['’]?s?)" + _S + r"(?:(?:full|entire|whole|raw|complete)" + _S + r")?(?:contents?|text|"
@@ -605,6 +650,14 @@ _CAPTURE = Alternatives([
     (r"(?:pass|send|put|include|provide|add|insert|attach|append|copy|forward|embed|paste)" + _S + r"(?:its|their|the"
      + _S + r"file['’]?s?)" + _S + r"(?:(?:full|entire|whole|raw|complete)" + _S + r")?contents?" + _S + r"(?:as|in|"
      r"into|inside|via|through)\b", "file contents", ERROR),
+    ], ["include", "pass", "put", "insert", "add", "provide", "send", "copy", "paste", "append", "attach", "fill",
+    "dump", "forward", "embed", "supply", "enter", "write", "share", "submit", "upload", "repeat", "echo", "place", "store",
+    "record", "transmit", "set", "give", "read", "open", "cat", "load", "fetch", "get", "retrieve", "grab"], must=["system", "developer", "instructions", "rules", "guidelines", "prompt", "hidden", "initial", "context",
+                        "conversation", "chat", "dialog", "message", "session", "transcript", "history", "said",
+                        "wrote", "typed", "asked", "shared", "provided", "know", "remember", "above", "environment",
+                        "env", "private", "ssh", "seed", "mnemonic", "recovery", "clipboard", "api", "keys", "tokens",
+                        "secrets", "credentials", "passwords", "content", "contents", "text", "data"], window=200)
+_CAPTURE_CJK = Alternatives([
     # Chinese
     (r"(?:把|将)(?:完整的?|全部的?|所有的?|整个|当前的?|之前的?)?(?:对话|聊天记录|对话历史|对话记录|会话|系统提示词?|"
      r"系统指令|上下文|你的指令|系统消息)[^。!！?？\n]{0,20}?(?:填|放|传|写|作为|附|加|发送|提交)", "the conversation", ERROR),
@@ -612,27 +665,24 @@ _CAPTURE = Alternatives([
      r"[^。!！?？\n]{0,10}?(?:填|放|传|作为|附|加|发送)", "file contents", ERROR),
     (r"(?:把|将)(?:所有的?|全部的?)?(?:环境变量|私钥|密钥|密码|令牌|助记词|api\s{0,2}密钥)[^。!！?？\n]{0,20}?"
      r"(?:填|放|传|写|作为|附|加|发送)", "secrets", ERROR),
-], ["include", "pass", "put", "insert", "add", "provide", "send", "copy", "paste", "append",
-    "attach", "fill", "dump", "forward", "embed", "supply", "enter", "write", "share", "submit", "upload", "repeat",
-    "echo", "place", "store", "record", "transmit", "set", "give", "read", "open", "cat", "load", "fetch", "get",
-    "retrieve", "grab", "把", "将", "读取", "打开", "获取"])
+], ["把", "将", "读取", "打开", "获取"])
 
 
 def detect_capture(text: str) -> Found | None:
     view, low = views(text)
-    return _CAPTURE.search(text)
+    return _CAPTURE.search(text) or _CAPTURE_CJK.search(text)
 
 
 _SENSITIVE_FILE = re.compile(
     r"(?:\.ssh(?:[/\\][\w.-]{1,64})?|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|\.aws[/\\]credentials|"
     r"\.aws[/\\]config|\.aws(?![\w.-])|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.docker[/\\]config\.json|"
     r"\.kube[/\\]config|\.gnupg|\.config[/\\]gcloud|application_default_credentials\.json|\.azure(?![\w.-])|"
-    r"\.bash_history|\.zsh_history|\.cursor[/\\]mcp\.json|mcp\.json|claude_desktop_config\.json|\.claude\.json|"
+    r"\.gitconfig|\.bash_history|\.zsh_history|\.cursor[/\\]mcp\.json|mcp\.json|claude_desktop_config\.json|\.claude\.json|"
     r"/etc/shadow|/etc/passwd|/etc/sudoers|wallet\.dat|\.env(?:\.(?:local|production|prod|development|dev))?|"
     r"login data|\.password-store|\.vault-token|\.terraformrc|keychain(?:-db)?)(?![\w-])")
 _SENSITIVE_TRIGGER = Triggers([
     ".ssh", "id_", "authorized_keys", ".aws", ".netrc", ".npmrc", ".pypirc", ".pgpass", ".git-credentials", ".docker",
-    ".kube", ".gnupg", ".config", "application_default", ".azure", ".bash_history", ".zsh_history", ".cursor",
+    ".kube", ".gnupg", ".config", "application_default", ".azure", ".gitconfig", ".bash_history", ".zsh_history", ".cursor",
     "mcp.json", "claude_desktop", ".claude.json", "/etc/", "wallet.dat", ".env", "login data", ".password-store",
     ".vault-token", ".terraformrc", "keychain"])  # every alternative of _SENSITIVE_FILE starts with one of these
 _READ_VERB = re.compile(r"\b(?:read|open|cat|load|include|attach|upload|send|copy|get|fetch|access|extract|grab|pass|"
@@ -664,8 +714,12 @@ def detect_sensitive_file(text: str) -> Found | None:
 # Hidden content
 # --------------------------------------------------------------------------------------------
 
-_INVISIBLE_RX = re.compile("[" + INVISIBLE + "]")
-_JOINER_OK = re.compile(r"[^\W\d_A-Za-z\u00c0-\u024f]|[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]")
+_STRONG_INVISIBLE = "".join(c for c in INVISIBLE if c not in "\u200c\u200d\ufeff")
+_INVISIBLE_RX = re.compile("[" + _STRONG_INVISIBLE + "]")
+_LATIN_CLASS = "A-Za-z\u00c0-\u024f"
+# a joiner is only normal between emoji or letters of scripts that use it (Arabic, Persian, Indic, ...)
+_JOINER_RX = re.compile("[" + _LATIN_CLASS + "][\u200c\u200d]|[\u200c\u200d][" + _LATIN_CLASS + "]|[\u200c\u200d]{2}|"
+                        "(?:^|(?<=[\\s\\d\\W]))[\u200c\u200d](?=[\\s\\d]|$)")
 _NAMES = {"\u200b": "zero-width space", "\u200c": "zero-width non-joiner", "\u200d": "zero-width joiner",
           "\u2060": "word joiner", "\ufeff": "zero-width no-break space", "\u00ad": "soft hyphen",
           "\u180e": "Mongolian vowel separator", "\u034f": "combining grapheme joiner", "\u2800": "braille blank",
@@ -676,45 +730,36 @@ def detect_invisible(text: str) -> Found | None:
     """Zero-width and other invisible characters (joiners inside emoji or non-Latin script are fine)."""
     if text.isascii():
         return None
-    first, count = None, 0
-    for n, m in enumerate(_INVISIBLE_RX.finditer(text)):
-        if n >= 20_000:
-            break
-        ch, i = m.group(), m.start()
-        if ch in "\u200c\u200d":
-            prev, nxt = text[i - 1: i], text[i + 1: i + 2]
-            if (prev and _JOINER_OK.match(prev)) or (nxt and _JOINER_OK.match(nxt)):
-                continue
-        if ch == "\ufeff" and i == 0:
-            continue  # a byte-order mark left at the start
-        count += 1
-        first = first or (i, ch)
-        if count >= 10_000:
-            break
-    if first is None:
+    hits = [m for m in (_INVISIBLE_RX.search(text), _JOINER_RX.search(text)) if m]
+    bom = text.find("\ufeff", 1)  # a byte-order mark left at the very start is harmless
+    if bom > 0:
+        hits.append(re.compile("\ufeff").match(text, bom))
+    if not hits:
         return None
-    i, ch = first
+    m = min(hits, key=lambda x: x.start())
+    i = m.start() + (1 if m.group()[:1] not in INVISIBLE else 0)
+    ch = text[i]
+    count = len(_INVISIBLE_RX.findall(text)) + len(_JOINER_RX.findall(text)) + text.count("\ufeff", 1)
     sev = WARNING if ch == "\u00ad" and count == 1 else None
     return Found(quote(text, i, i + 1), _NAMES.get(ch, f"U+{ord(ch):04X}"), sev, count)
 
 
-_BIDI_RX = re.compile("[" + BIDI + BIDI_MARKS + "]")
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+
+
+_BIDI_STRONG = re.compile("[" + BIDI + "]")
+_BIDI_MARK_RX = re.compile("[" + BIDI_MARKS + "]")
 
 
 def detect_bidi(text: str) -> Found | None:
     """Bidi overrides, embeddings and isolates (Trojan Source); direction marks only outside RTL text."""
-    if text.isascii() or not _BIDI_RX.search(text):
+    if text.isascii():
         return None
-    has_rtl = _RTL.search(text) is not None
-    count, first = 0, None
-    for m in _BIDI_RX.finditer(text):
-        if m.group() in BIDI_MARKS and has_rtl:
-            continue
-        count += 1
-        first = first or m
-        if count >= 10_000:
-            break
+    first = _BIDI_STRONG.search(text)
+    count = len(_BIDI_STRONG.findall(text)) if first else 0
+    if first is None and _RTL.search(text) is None:
+        first = _BIDI_MARK_RX.search(text)
+        count = len(_BIDI_MARK_RX.findall(text)) if first else 0
     if first is None:
         return None
     ch = first.group()
@@ -723,19 +768,17 @@ def detect_bidi(text: str) -> Found | None:
 
 
 _TAG_RUN = re.compile("[\U000E0000-\U000E007F]+")
+_FLAG_SEQUENCE = re.compile("(?<=\U0001F3F4)[\U000E0030-\U000E0039\U000E0061-\U000E007A]{1,7}\U000E007F")
 
 
 def detect_tags(text: str) -> Found | None:
     """Unicode tag characters (U+E0000 block): invisible ASCII. Emoji subdivision flags are fine."""
     if text.isascii():
         return None
-    for n, m in enumerate(_TAG_RUN.finditer(text)):
-        if n >= 10_000:
-            break
+    if "\U0001F3F4" in text:  # black flag + subdivision tag letters + cancel tag (England, Scotland, Wales)
+        text = _FLAG_SEQUENCE.sub("\U0001F3F4", text)
+    for m in _TAG_RUN.finditer(text):
         run = m.group()
-        if m.start() > 0 and text[m.start() - 1] == "\U0001F3F4" and run.endswith("\U000E007F") \
-                and len(run) <= 8 and all("\U000E0030" <= c <= "\U000E007A" for c in run[:-1]):
-            continue  # black flag + subdivision tag letters + cancel tag (England, Scotland, Wales)
         decoded = "".join(chr(ord(c) - 0xE0000) for c in run[:200] if 0xE0020 <= ord(c) <= 0xE007E)
         return Found(quote(decoded, 0, len(decoded)) or f"{len(run)} tag characters", "tag characters", None, len(run))
     return None
@@ -756,28 +799,34 @@ def detect_control(text: str) -> Found | None:
     return Found(quote(text, m.start(), m.end()), f"a control character (U+{ord(m.group()):04X})", WARNING)
 
 
-_WORD_RX = re.compile(r"[^\W\d_]+")
 _NON_LATIN_LOOK = re.compile("[" + "".join(CONFUSABLES) + "]")
-_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+_LATIN = re.compile("[" + _LATIN_CLASS + "]")
 _CYRILLIC = re.compile(r"[\u0400-\u052f]")
+_OTHER_LETTER = r"[^\W\d_" + _LATIN_CLASS + "]"
+# a Latin letter touching a letter of another script: every mixed word has at least one such seam
+_SEAM = re.compile("[" + _LATIN_CLASS + "]" + _OTHER_LETTER + "|" + _OTHER_LETTER + "[" + _LATIN_CLASS + "]")
+_LETTER = re.compile(r"[^\W\d_]")
+_LETTERS = re.compile(r"[^\W\d_]*")
+_NOT_LETTER = re.compile(r"[\W\d_]")
 
 
 def detect_mixed_script(text: str, ident: bool = False) -> Found | None:
     """A word mixing Latin letters with Cyrillic or Greek look-alikes (`pаypal` with a Cyrillic а)."""
     if text.isascii() or not _NON_LATIN_LOOK.search(text):
         return None
-    for n, m in enumerate(_WORD_RX.finditer(text)):
-        if n > 200_000:
-            break
-        w = m.group()
-        if w.isascii() or len(w) < 2:
+    done = -1
+    for m in _SEAM.finditer(text):
+        if m.start() < done:
             continue
-        look = _NON_LATIN_LOOK.search(w)
-        if look and _LATIN.search(w):
+        s = run_start(text, m.start(), _NOT_LETTER)
+        e = _LETTERS.match(text, m.end()).end()
+        done = e
+        look = _NON_LATIN_LOOK.search(text, s, e)
+        if look:
             ch = look.group()
             script = "Cyrillic" if _CYRILLIC.match(ch) else "Greek"
             kind = f"{script} '{ch}' (U+{ord(ch):04X}, looks like '{CONFUSABLES[ch]}')"
-            return Found(quote(text, m.start(), m.end()), kind, None if ident else WARNING)
+            return Found(quote(text, s, e), kind, None if ident else WARNING)
     return None
 
 
@@ -831,20 +880,21 @@ _HEX = re.compile(r"[0-9A-Fa-f]{24,}")
 _HEX_ESC = re.compile(r"\\x[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2}){7,}")
 _PCT = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2}){7,}")
 _HEX_MARK = re.compile(r"\\x|%")
-MAX_BLOB = 8192
-MAX_BLOBS = 32
+MAX_BLOB = 8192  # characters of one blob that are decoded
+MAX_DECODED = 1_000_000  # characters decoded per string, all blobs together
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
 
 
 def _printable(data: bytes) -> str | None:
+    """Decoded bytes that read as text (UTF-8, printable, mostly letters), else None."""
     try:
         s = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if len(s) < 8:
+    if len(s) < 8 or not s.replace("\n", " ").replace("\t", " ").replace("\r", " ").isprintable():
         return None
-    good = sum(1 for c in s if c.isprintable() or c in "\n\t\r")
-    letters = sum(1 for c in s if c.isalpha())
-    return s if good >= 0.95 * len(s) and letters >= 0.5 * len(s.replace(" ", "")) else None
+    letters = len(_LETTER.findall(s))
+    return s if letters >= 0.5 * (len(s) - s.count(" ")) else None
 
 
 def _b64(blob: str) -> bytes | None:
@@ -859,13 +909,13 @@ def _b64(blob: str) -> bytes | None:
 
 def _decode_candidates(text: str) -> Iterator[tuple[str, str]]:
     """(encoding, decoded text) for bounded-size blobs that decode to readable text."""
-    n = 0
+    budget = MAX_DECODED
     for m in _B64.finditer(text):
         blob = m.group()[:MAX_BLOB]
         if blob.isalpha() and (blob.islower() or blob.isupper()) or ("+" in blob or "/" in blob) and ("-" in blob or "_" in blob):
             continue  # one long word, or two alphabets mixed: not base64
-        n += 1
-        if n > MAX_BLOBS:
+        budget -= len(blob)
+        if budget < 0:
             return
         data = _b64(blob)
         s = _printable(data) if data else None
@@ -873,10 +923,10 @@ def _decode_candidates(text: str) -> Iterator[tuple[str, str]]:
             yield "base64", s
     for rx, kind in ((_HEX, "hex"), (_HEX_ESC, "hex"), (_PCT, "percent-encoded")):
         for m in rx.finditer(text):
-            n += 1
-            if n > 2 * MAX_BLOBS:
-                return
             digits = _HEX_MARK.sub("", m.group()[: 2 * MAX_BLOB])
+            budget -= len(digits)
+            if budget < 0:
+                return
             try:
                 data = bytes.fromhex(digits[: len(digits) - len(digits) % 2])
             except ValueError:
@@ -911,17 +961,15 @@ def detect_markdown_url(text: str) -> Found | None:
     """Markdown images/links (or URLs to render) whose query carries data or template placeholders."""
     view, low = views(text)
     src = view if len(view) == len(low) else low
-    for n, m in enumerate(_MD_LINK.finditer(low)):
-        if n >= 256:
-            break
+    for m in _MD_LINK.finditer(low):
         url = m["url"]
+        if not url.startswith(("http://", "https://", "//")):
+            continue  # `[a-z](?:...)` in a regex, a relative link: nothing is fetched from elsewhere
         query = url.split("?", 1)[1] if "?" in url else (url.split("#", 1)[1] if "#" in url else "")
         if _PLACEHOLDER.search(query) or (m["img"] and _PLACEHOLDER.search(url)):
             return Found(quote(src, m.start(), min(len(low), m.end() + 1), pad=0, limit=90),
                          "markdown image" if m["img"] else "markdown link")
-    for n, m in enumerate(_RAW_URL.finditer(low)):
-        if n >= 256:
-            break
+    for m in _RAW_URL.finditer(low):
         url = m.group()
         if "?" not in url and "#" not in url:
             continue
@@ -941,27 +989,27 @@ _KEYS = Alternatives([
      "AWS secret key", None),
     (r"gh[pousr]_[A-Za-z0-9]{36,255}(?!\w)", "GitHub token", None),
     (r"github_pat_[A-Za-z0-9_]{22,255}", "GitHub token", None),
-    (r"glpat-[A-Za-z0-9_\-]{20,}", "GitLab token", None),
-    (r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{32,}", "Anthropic API key", None),
-    (r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", "OpenAI API key", None),
-    (r"xox[abposre]-(?:\d{1,20}-)?[0-9A-Za-z\-]{10,}", "Slack token", None),
-    (r"https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,}", "Slack webhook URL", None),
+    (r"glpat-[A-Za-z0-9_\-]{20,512}", "GitLab token", None),
+    (r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{32,512}", "Anthropic API key", None),
+    (r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,512}", "OpenAI API key", None),
+    (r"xox[abposre]-(?:\d{1,20}-)?[0-9A-Za-z\-]{10,512}", "Slack token", None),
+    (r"https://hooks\.slack\.com/services/T[A-Z0-9]{6,512}/B[A-Z0-9]{6,512}/[A-Za-z0-9]{16,512}", "Slack webhook URL", None),
     (r"AIza[0-9A-Za-z_\-]{35}(?![\w-])", "Google API key", None),
-    (r"ya29\.[0-9A-Za-z_\-]{30,}", "Google OAuth token", None),
-    (r"(?:sk|rk)_live_[0-9A-Za-z]{16,}", "Stripe live key", None),
-    (r"(?:sk|rk)_test_[0-9A-Za-z]{16,}", "Stripe test key", WARNING),
-    (r"whsec_[0-9A-Za-z]{24,}", "Stripe webhook secret", None),
+    (r"ya29\.[0-9A-Za-z_\-]{30,512}", "Google OAuth token", None),
+    (r"(?:sk|rk)_live_[0-9A-Za-z]{16,512}", "Stripe live key", None),
+    (r"(?:sk|rk)_test_[0-9A-Za-z]{16,512}", "Stripe test key", WARNING),
+    (r"whsec_[0-9A-Za-z]{24,512}", "Stripe webhook secret", None),
     (r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![\w-])", "SendGrid API key", None),
     (r"SK[0-9a-f]{32}(?![0-9a-zA-Z])", "Twilio API key", None),
     (r"npm_[A-Za-z0-9]{36}(?!\w)", "npm token", None),
-    (r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}", "PyPI token", None),
-    (r"hf_[A-Za-z0-9]{34,}(?!\w)", "Hugging Face token", None),
+    (r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,512}", "PyPI token", None),
+    (r"hf_[A-Za-z0-9]{34,512}(?!\w)", "Hugging Face token", None),
     (r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?!\w)", "Shopify token", None),
     (r"dop_v1_[a-f0-9]{64}(?!\w)", "DigitalOcean token", None),
     (r"key-[0-9a-f]{32}(?![0-9a-zA-Z])", "Mailgun API key", None),
-    (r"AccountKey=[A-Za-z0-9+/]{60,}={0,2}", "Azure storage key", None),
-    (r"eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}", "JWT", WARNING),
-    (r"[Bb]earer\s{1,3}[A-Za-z0-9_\-.~+/]{24,}=*", "bearer token", WARNING),
+    (r"AccountKey=[A-Za-z0-9+/]{60,512}={0,2}", "Azure storage key", None),
+    (r"eyJ[A-Za-z0-9_\-]{10,512}\.eyJ[A-Za-z0-9_\-]{10,512}\.[A-Za-z0-9_\-]{10,512}", "JWT", WARNING),
+    (r"[Bb]earer\s{1,3}[A-Za-z0-9_\-.~+/]{24,512}={0,2}", "bearer token", WARNING),
 ], ["AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "AROA", "APKA", "aws",
     "AWS", "Aws", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "xox", "https://hooks.slack.com",
     "AIza", "ya29.", "sk_", "rk_", "whsec_", "SG.", "SK", "npm_", "pypi-", "hf_", "shp", "dop_v1_", "key-",
@@ -1016,6 +1064,7 @@ def detect_private_key(text: str) -> Found | None:
 
 
 _USERINFO = re.compile(r"(?P<user>[^\s:/@\"'<>`]{1,64}):(?P<pw>[^\s:/@\"'<>`]{1,128})@(?P<host>[^\s/@\"'<>`]{1,253})")
+_CRED_CANDIDATE = re.compile(r"://(?=[^\s:/@\"'<>`]{1,64}:[^\s:/@\"'<>`]{1,128}@)")
 _SCHEME_BEFORE = re.compile(r"[a-zA-Z][a-zA-Z0-9+.\-]{1,20}$")
 _CRED_PLACEHOLDER = re.compile(r"(?:user(?:name)?|pass(?:word)?|pwd|secret|token|key|admin|root|postgres|guest|test|demo|"
                                r"example|changeme|x{3,}|\*+|\.+|<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%\w+%|your[_-]?\w*|my[_-]?\w*|"
@@ -1024,22 +1073,20 @@ _CRED_PLACEHOLDER = re.compile(r"(?:user(?:name)?|pass(?:word)?|pwd|secret|token
 
 def detect_credentials_url(text: str) -> Found | None:
     """`scheme://user:password@host`: a password in a URL."""
-    pos, n = text.find("://"), 0
-    while pos >= 0 and n < 2000:
-        n += 1
+    for c in _CRED_CANDIDATE.finditer(text):
+        pos = c.start()
         scheme = _SCHEME_BEFORE.search(text, max(0, pos - 21), pos)
         m = _USERINFO.match(text, pos + 3)
         if scheme and m:
             masked = text[scheme.start(): m.start("pw")] + "****@" + m["host"][:40]
             placeholder = _CRED_PLACEHOLDER.fullmatch(m["pw"]) or (_CRED_PLACEHOLDER.fullmatch(m["user"]) and len(m["pw"]) < 6)
             return Found(masked, "placeholder" if placeholder else "credentials", INFO if placeholder else None)
-        pos = text.find("://", pos + 3)
     return None
 
 
 _HOST_TLD = re.compile(r"\.(?:internal|corp|local|lan|intranet|intra|localdomain|home\.arpa|cluster\.local|svc|private|"
                        r"priv)(?![\w-])")
-_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-.")
+_NOT_HOST = re.compile(r"[^a-z0-9.-]")
 _LOCAL_PORT = re.compile(r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]):\d{2,5}\b")
 _SINGLE_LABEL_URL = re.compile(r"(?:https?|grpc|tcp|redis|amqp|postgres(?:ql)?|mysql|mongodb)://"
                                r"(?P<host>[a-z][a-z0-9\-]{1,62})(?::\d{2,5})?(?=[/\s\"'<>)\]`]|$)")
@@ -1053,24 +1100,20 @@ def detect_internal_host(text: str) -> Found | None:
     """Hostnames and URLs of internal networks (`*.internal`, `*.corp`, `*.local`, bare service names)."""
     view, low = views(text)
     src = view if len(view) == len(low) else low
-    for n, m in enumerate(_HOST_TLD.finditer(low)):
-        if n >= 256:
-            break
+    for m in _HOST_TLD.finditer(low):
         end = m.end()
         if low[end: end + 1] == "." and low[end + 1: end + 2].isalnum():
             continue  # `settings.local.json`: not the last label
-        s, lo = m.start(), max(0, m.start() - 253)
-        while s > lo and low[s - 1] in _HOST_CHARS:
-            s -= 1
+        s = run_start(low, m.start(), _NOT_HOST, 253)
         host = low[s:end].strip(".-")
-        if "." not in host or host.startswith(_FILE_LIKE) or host.split(".")[0].isdigit():
+        if s > 0 and low[s - 1] in "<>{}$%[]":
+            continue  # `<service>.<namespace>.svc.cluster.local`: a template, not a host
+        if "." not in host or host in ("svc.cluster.local", "cluster.local", "home.arpa") or host.startswith(_FILE_LIKE) or host.split(".")[0].isdigit():
             continue
         metadata = host.startswith("metadata.google.internal") or host == "metadata.internal"
         return Found(quote(src, s, end), "the cloud metadata host" if metadata else "an internal host",
                      ERROR if metadata else None)
-    for n, m in enumerate(_SINGLE_LABEL_URL.finditer(low)):
-        if n >= 256:
-            break
+    for m in _SINGLE_LABEL_URL.finditer(low):
         host = m["host"]
         if _word_start(low, m.start()) and host not in _PLACEHOLDER_HOST and not host.startswith(("your", "my-", "example")):
             return Found(quote(src, m.start(), m.end()), "an internal service URL")
@@ -1092,9 +1135,8 @@ _VERSION_BEFORE = re.compile(r"v(?:ersion)?\s?$", re.IGNORECASE)
 def detect_private_ip(text: str) -> Found | None:
     """Private (RFC 1918), shared, link-local and cloud-metadata addresses."""
     found = []
-    for n, m in enumerate(_IPV4.finditer(text)):
-        if n >= 512:
-            break
+    low = text.lower()
+    for m in _IPV4.finditer(text):
         s, before, after = m.group(), text[max(0, m.start() - 1): m.start()], text[m.end(): m.end() + 2]
         if (before and (before.isalnum() or before == ".")) or (after[:1].isalnum()) or \
                 (after[:1] == "." and after[1:2].isdigit()):
@@ -1111,7 +1153,7 @@ def detect_private_ip(text: str) -> Found | None:
                 or ip in _TEST_NETS[0] or ip in _TEST_NETS[1] or ip in _TEST_NETS[2]:
             continue
         network = after[:1] == "/" or s.endswith(".0") or s.endswith(".255")
-        example = _EXAMPLE_CUE.search(text.lower(), max(0, m.start() - 30), m.start()) if m.start() else None
+        example = _EXAMPLE_CUE.search(low, max(0, m.start() - 30), m.start()) if m.start() else None
         kind = "link-local address" if ip.is_link_local else "private IP address"
         found.append(Found(quote(text, m.start(), m.end()), kind, INFO if network or example else None))
         if not (network or example):
@@ -1130,7 +1172,10 @@ _TEST_NETS = (ipaddress.IPv4Network("192.0.2.0/24"), ipaddress.IPv4Network("198.
 _IDENT = r"[`\"'\[]?(?P<name>[A-Za-z_][\w$]{0,63}(?:\.[A-Za-z_][\w$]{0,63}){0,2})[`\"'\]]?"
 _TABLE_WORD = re.compile(r"(?:table|view|collection)\b")
 _TABLE_TRIGGER = Triggers(["table", "view", "collection"])
-_BEFORE_TABLE = re.compile(r"(?:from|in|into|on|the|of|to|join)\s{1,3}(?:the\s{1,3})?" + _IDENT + r"\s{1,3}$", re.IGNORECASE)
+_BEFORE_TABLE_REV = re.compile(  # `from the users_prod ` read backwards
+    r"\s{1,3}[`\"'\]]?(?P<name>[\w$]{1,64}(?:\.[\w$]{1,64}){0,2})[`\"'\[]?\s{1,3}(?:eht\s{1,3})?"
+    r"(?:morf|ni|otni|no|eht|fo|ot|nioj)(?!\w)")
+_TABLE_NAME = re.compile(r"[A-Za-z_][\w$]{0,63}(?:\.[A-Za-z_][\w$]{0,63}){0,2}")
 _AFTER_TABLE = re.compile(r"\s{1,3}" + _IDENT)
 _TABLE_SQL = re.compile(r"(?:FROM|JOIN|INTO|UPDATE|TABLE)\s{1,5}" + _IDENT)
 _ENV_MARK = re.compile(r"(?:^|_|\.)(?:prod|production|prd|staging|stg|dev|internal|raw|bak|backup|archive|pii|secret|"
@@ -1141,16 +1186,18 @@ _GENERIC_SCHEMA = {"public", "main", "information_schema", "pg_catalog", "sys", 
                    "your_schema", "db", "database", "dbo"}
 
 
-def _table_finding(text: str, m: re.Match) -> Found | None:
-    name = m["name"]
+def _table_finding(text: str, s: int, e: int) -> Found | None:
+    name = text[s:e]
+    if not _TABLE_NAME.fullmatch(name):
+        return None
     parts = name.split(".")
     if _GENERIC_TABLE.search(parts[-1]) or len(parts) > 1 and parts[-1][:1].isupper():
         return None
     qualified = len(parts) >= 2 and parts[0].lower() not in _GENERIC_SCHEMA and parts[0].islower()
     if qualified or _ENV_MARK.search(name):
-        return Found(quote(text, m.start("name"), m.end("name")), "table")
+        return Found(quote(text, s, e), "table")
     if "_" in name and len(parts) == 1:
-        return Found(quote(text, m.start("name"), m.end("name")), "table", INFO)
+        return Found(quote(text, s, e), "table", INFO)
     return None
 
 
@@ -1159,27 +1206,23 @@ def detect_table_name(text: str) -> Found | None:
     found = []
     view, low = views(text)
     src = view if len(view) == len(low) else low
-    for n, m in enumerate(trigger_matches(_TABLE_TRIGGER, _TABLE_WORD, text)):
-        if n >= 256:
-            break
+    for m in trigger_matches(_TABLE_TRIGGER, _TABLE_WORD, text):
         if m.start() == 0 or not low[m.start() - 1].isspace():
             continue
-        b = _BEFORE_TABLE.search(src, max(0, m.start() - 90), m.start())
+        b = match_before(_BEFORE_TABLE_REV, low, m.start(), 90)
         a = _AFTER_TABLE.match(src, m.end()) if m.group() == "table" else None
-        for mm in (b, a):
-            f = _table_finding(src, mm) if mm else None
-            if f:
+        for span in (b, a.span("name") if a else None):
+            f = _table_finding(src, *span) if span else None
+            if f and f.severity is None:
+                return f
+            if f and not found:
                 found.append(f)
-        if any(f.severity is None for f in found):
-            return _best(found)
-    for n, m in enumerate(_TABLE_SQL.finditer(text)):
-        if n >= 256:
-            break
-        f = _table_finding(text, m)
-        if f:
+    for m in _TABLE_SQL.finditer(text):
+        f = _table_finding(text, *m.span("name"))
+        if f and f.severity is None:
+            return f
+        if f and not found:
             found.append(f)
-            if f.severity is None:
-                break
     return _best(found)
 
 
@@ -1190,7 +1233,8 @@ _SECRET_PATH_MARK = re.compile("|".join(  # flat alternatives, each opening with
        ("credentials", "secrets", "secret", r"service[-_]?account[\w-]{0,40}", "serviceaccount[\\w-]{0,40}",
         "client_secrets", "client_secret", "keyfile", "master")]
     + [sep + r"(?:secrets?|private|credentials|keys|certs)[/\\]" for sep in ("/", r"\\")]))
-_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._/\\:~$%{}")
+_NOT_PATH = re.compile(r"[^\w\-./\\:~$%{}]")
+_PATH_AFTER = re.compile(r"[\w\-./\\:~$%{}]*")
 _KEY_EXT = re.compile(r"\.(?:pem|key|p12|pfx|jks|keystore|ppk|kdbx)$")
 
 
@@ -1198,15 +1242,13 @@ def detect_secret_path(text: str) -> Found | None:
     """Server-side paths to keys and secrets (the user's home-directory credentials are TSL507's)."""
     low = text.lower() if text.isascii() else views(text)[1]
     src = text if len(text) == len(low) else low
-    for n, m in enumerate(_SECRET_PATH_MARK.finditer(low)):
-        if n >= 256:
-            break
-        s, e = m.start(), m.end()
-        lo, hi = max(0, s - 256), min(len(low), e + 256)
-        while s > lo and low[s - 1] in _PATH_CHARS:
-            s -= 1
-        while e < hi and low[e] in _PATH_CHARS:
-            e += 1
+    covered = 0
+    for m in _SECRET_PATH_MARK.finditer(low):
+        if m.start() < covered:
+            continue
+        s = run_start(low, m.start(), _NOT_PATH)
+        e = _PATH_AFTER.match(low, m.end(), m.end() + 256).end()
+        covered = e
         path = low[s:e].rstrip(".,:;")
         if "://" in path or path.startswith(("~", "$home", "%userprofile%")) or "/home/" in path or "/users/" in path:
             continue  # a URL, or the user's own files
