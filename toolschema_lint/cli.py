@@ -103,6 +103,44 @@ def exit_code(result: RunResult, settings: Settings) -> int:
     return EXIT_FINDINGS if any(f.severity >= settings.fail_level for f in result.active()) else EXIT_OK
 
 
+def _capture_options(fn: Callable) -> Callable:
+    """Live servers: --server / --url, how to reach them, and client configs (toolschema-lint[live])."""
+    for option in (
+        click.option("--allow-start", is_flag=True, default=False,
+                      help="Start the stdio servers listed in --client-config files (starting a program runs code)."),
+        click.option("--client-config", "client_configs", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+                     help="Servers listed in a client config: Claude Desktop, .mcp.json, Cursor, VS Code, Gemini CLI (repeatable)."),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+                     help="Seconds allowed for each live server (start-up included)."),
+        click.option("--header", "headers", multiple=True, metavar='"NAME: VALUE"', help="HTTP header sent to every --url (repeatable)."),
+        click.option("--cwd", type=click.Path(file_okay=False), default=None, help="Working directory of every --server."),
+        click.option("--env", "env", multiple=True, metavar="KEY=VAL", help="Environment variable for every --server (repeatable)."),
+        click.option("--url", "urls", multiple=True, metavar="URL", help="An MCP server over HTTP: Streamable HTTP, else legacy SSE (repeatable)."),
+        click.option("--server", "commands", multiple=True, metavar='"CMD ARGS..."',
+                     help="An MCP server to start over stdio, as one shell-style command line (repeatable)."),
+    ):
+        fn = option(fn)
+    return fn
+
+
+def _gather_live(opts: dict[str, Any], settings: Settings | None = None) -> Any:
+    """Capture the live servers the options ask for (None when none); notes go to stderr."""
+    keys = ("commands", "urls", "client_configs", "env", "headers")
+    if not any(opts.get(k) for k in keys) and opts.get("cwd") is None:
+        return None
+    from .live_sources import collect_servers, gather
+
+    servers, notes = collect_servers(opts["commands"], opts["urls"], opts["env"], opts["cwd"], opts["headers"],
+                                     opts["client_configs"])
+    live = gather(servers, opts["timeout"], opts["allow_start"], notes)
+    if not (settings and settings.quiet):
+        for note in live.notes:
+            click.echo(f"toolschema-lint: {note}", err=True)
+    if settings is not None:
+        settings.extra_sources.extend(live.sources)
+    return live
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--select", multiple=True, help="Rules to enable (id, prefix such as TSL5, name, or ALL). Replaces the default set.")
@@ -123,13 +161,14 @@ def exit_code(result: RunResult, settings: Settings) -> int:
 @click.option("--lock", "lock_file", type=click.Path(dir_okay=False), default=None, help="Report tools that changed, appeared or disappeared since this lock file (TSL8).")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), default=None, help="Report only findings that are not in this baseline file (the others stay in JSON/SARIF as suppressed).")
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), default=None, help="Record the current findings in this baseline file, then report them as suppressed.")
+@_capture_options
 @guarded
 def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
           severity_opts: tuple[str, ...], fail_on: str | None, fmt: str | None, output: str | None, exit_zero: bool | None,
           statistics: bool | None, quiet: bool | None, config: str | None, input_format: str | None,
           exclude: tuple[str, ...], explain: bool, color: bool | None, lock_file: str | None = None,
-          baseline_file: str | None = None, write_baseline: str | None = None) -> int:
-    """Lint tool definition files and folders."""
+          baseline_file: str | None = None, write_baseline: str | None = None, **live_opts: Any) -> int:
+    """Lint tool definition files and folders, and live MCP servers (--server, --url, --client-config)."""
     severity: dict[str, str] = {}
     for item in severity_opts:
         rule, sep, level = item.partition("=")
@@ -155,7 +194,10 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
     if severity:
         settings = resolve(settings)
     settings.paths = list(paths)
-    if not settings.paths and not settings.extra_sources:
+    settings.fingerprints = bool(baseline_file or write_baseline)
+    live = _gather_live(live_opts, settings)
+    live_problems = live.problems if live is not None else []
+    if not settings.paths and not settings.extra_sources and live is None:
         raise ConfigError("no paths given (try `toolschema-lint check tools.json`)")
     settings.color = color if color is not None else _auto_color(settings)
     result = lint(settings)
@@ -164,10 +206,16 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
     if explain:
         for doc in result.documents:
             click.echo(f"{doc.path}: {doc.format}, {doc.dialect or 'no tools'}: {doc.detection}", err=True)
+    if settings.format != "text":
+        result.errors.extend(live_problems)  # servers not read: listed below, and SARIF marks the run
     emit(REPORTERS[settings.format](result, settings), settings.output)
     if result.errors and settings.format != "text":
         for err in result.errors:
             click.echo(f"toolschema-lint: error: {err}", err=True)
+    if settings.format == "text":
+        for err in live_problems:
+            click.echo(f"toolschema-lint: error: {err}", err=True)
+        result.errors.extend(live_problems)
     return exit_code(result, settings)
 
 
@@ -302,6 +350,46 @@ def _load_side(paths: list[str], sources: list[Any], what: str, input_format: st
     if problems:
         raise InputError(f"{what}: " + "; ".join(problems[:5]))
     return result, snaps
+
+
+@main.command("dump")
+@_capture_options
+@click.option("-o", "--output", default=None, type=click.Path(allow_dash=True),
+              help="File to write (default: standard output), or a folder for one NAME.json per server: "
+                   "a path ending in /, an existing folder, or any path when several servers are listed.")
+@guarded
+def dump_cmd(output: str | None, **live_opts: Any) -> int:
+    """Save what live servers answer to tools/list (with serverInfo) as JSON, to lint it later with real lines."""
+    from .live_sources import collect_servers, dump_paths
+
+    servers, notes = collect_servers(live_opts["commands"], live_opts["urls"], live_opts["env"], live_opts["cwd"],
+                                     live_opts["headers"], live_opts["client_configs"])
+    if not servers:
+        raise ConfigError("nothing to dump: " + "; ".join(notes) if notes else "nothing to dump (give --server, --url or --client-config)")
+    to_stdout = output in (None, "-")
+    folder = None if to_stdout else Path(output)  # type: ignore[arg-type]
+    if folder is not None and not (output.endswith(("/", os.sep)) or folder.is_dir() or len(servers) > 1):  # type: ignore[union-attr]
+        folder = None
+    if to_stdout and len(servers) > 1:
+        raise ConfigError(f"{len(servers)} servers to dump: give -o DIR/ to write one file each")
+    if folder is not None and folder.exists() and not folder.is_dir():
+        raise ConfigError(f"{output}: not a folder (several servers are written as one file each)")
+    live = _gather_live(live_opts)
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        targets = dump_paths([d for d, _ in live.captures], folder)
+    else:
+        targets = [None if to_stdout else Path(output) for _ in live.captures]  # type: ignore[arg-type]
+    for (display, text), target in zip(live.captures, targets):
+        if target is None:
+            click.echo(text, nl=False)
+            continue
+        target.write_text(text, encoding="utf-8")
+        n = len(json.loads(text).get("tools", []))
+        click.echo(f"toolschema-lint: wrote {n} tool{'s' if n != 1 else ''} of {display} to {target}", err=True)
+    for err in live.problems:
+        click.echo(f"toolschema-lint: error: {err}", err=True)
+    return EXIT_USAGE if live.problems else EXIT_OK
 
 
 @main.command("lock")

@@ -290,21 +290,16 @@ def pair(olds: list[Snapshot], news: list[Snapshot]) -> list[tuple[Snapshot | No
 
 # ---------------------------------------------------------------------------------- inputs (I/O edge)
 def live_sources(commands: Iterable[str], urls: Iterable[str], timeout: float = 30.0) -> list[Any]:
-    """Capture `tools/list` from servers (stdio command lines, split like a shell; HTTP URLs)."""
-    import shlex
+    """Capture `tools/list` from servers (stdio command lines, split like a shell; HTTP URLs).
 
-    from .loaders import InputError, Source
-    from .loaders.live import LiveError, ServerSpec, capture, dump_text
+    Any server that cannot be read is an InputError (a lock or diff needs every side whole)."""
+    from .live_sources import command_line_servers, gather
+    from .loaders import InputError
 
-    specs = [ServerSpec(command=shlex.split(c)) for c in commands] + [ServerSpec(url=u) for u in urls]
-    out = []
-    for spec in specs:
-        try:
-            result = capture(spec, timeout)
-        except LiveError as e:
-            raise InputError(str(e)) from None
-        out.append(Source(path=None, display=spec.source, text=dump_text(result), format="json", server_key=spec.source))
-    return out
+    live = gather(command_line_servers(commands, urls), timeout)
+    if live.problems:
+        raise InputError("; ".join(live.problems))
+    return live.sources
 
 
 def lock_sources(lock: dict[str, Any]) -> list[Any]:
