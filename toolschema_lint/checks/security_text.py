@@ -36,23 +36,38 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 # Walking every string of a tool
 # --------------------------------------------------------------------------------------------
 
-MAX_STRINGS = 20_000  # strings scanned per tool; a definition with more is hostile anyway
-MAX_DEPTH = 64
+MAX_STRINGS = 100_000  # strings scanned per tool; a definition with more is hostile anyway
+MAX_DEPTH = 1000  # object nesting walked (the walk is iterative; deep nesting must not hide text)
 
 
 class Text(NamedTuple):
-    pointer: str  # absolute JSON pointer of the string (for a key: of the member it names)
-    where: str  # readable location relative to the tool, e.g. `inputSchema.properties.path.description`
+    """One string of a tool. Pointer and readable location are built only when a rule reports it."""
+
+    base: str  # pointer of the object walked (the tool, or its OpenAI wrapper)
+    path: tuple[str | int, ...]  # tokens from `base` to the string (for a key: to the member it names)
     text: str
-    ident: bool  # a name: the tool name, an object key, or a short value without spaces
+    key: bool  # an object key rather than a value
+
+    @property
+    def ident(self) -> bool:
+        """A name: the tool name, an object key, or a short value without spaces."""
+        return self.key or (len(self.text) <= 64 and _SPACE.search(self.text) is None)
+
+    @property
+    def pointer(self) -> str:
+        return join_pointer(self.base, *self.path)
+
+    @property
+    def where(self) -> str:
+        """Readable location relative to the tool, e.g. `inputSchema.properties.path.description`."""
+        out = ""
+        for tok in self.path:
+            out += f"[{tok}]" if isinstance(tok, int) else (("." if out else "") + tok)
+        out = out or "tool"
+        return f"key {out}" if self.key else out
 
 
-def _where(path: tuple[str | int, ...], key: bool = False) -> str:
-    out = ""
-    for tok in path:
-        out += f"[{tok}]" if isinstance(tok, int) else (("." if out else "") + tok)
-    out = out or "tool"
-    return f"key {out}" if key else out
+_SPACE = re.compile(r"\s")
 
 
 def tool_strings(tool: Tool) -> Iterator[Text]:
@@ -66,28 +81,27 @@ def tool_strings(tool: Tool) -> Iterator[Text]:
         base = base[: -len("/function")]
     if not isinstance(raw, (dict, list)):
         if isinstance(tool.name, str):
-            yield Text(tool.ptr("name"), "name", tool.name, True)
+            yield Text(tool.ptr("name"), (), tool.name, False)
         return
     seen: set[int] = set()
-    stack: list[tuple[Any, str, tuple[str | int, ...]]] = [(raw, base, ())]
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(raw, ())]
     count = 0
     while stack and count < MAX_STRINGS:
-        node, ptr, path = stack.pop()
+        node, path = stack.pop()
         if isinstance(node, str):
             count += 1
-            yield Text(ptr, _where(path), node, len(node) <= 64 and not any(c.isspace() for c in node))
+            yield Text(base, path, node, False)
             continue
         if not isinstance(node, (dict, list)) or id(node) in seen or len(path) > 2 * MAX_DEPTH:
             continue
         seen.add(id(node))
-        items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
         children = []
-        for k, v in items:
-            child_ptr = join_pointer(ptr, k)
+        for k, v in (node.items() if isinstance(node, dict) else enumerate(node)):
             if isinstance(k, str):
                 count += 1
-                yield Text(child_ptr, _where(path + (k,), key=True), k, True)
-            children.append((v, child_ptr, path + (k,)))
+                yield Text(base, path + (k,), k, True)
+            if isinstance(v, (str, dict, list)):
+                children.append((v, path + (k,)))
         stack.extend(reversed(children))
 
 
@@ -134,8 +148,15 @@ class Found:
     count: int = 1
 
 
-@lru_cache(maxsize=16)
+SMALL = 65_536  # strings shorter than this are memoised generously: every rule asks for the same ones
+
+
 def views(text: str) -> tuple[str, str]:
+    """(view, low) of `text`, memoised (see `_views`)."""
+    return _views_small(text) if len(text) < SMALL else _views_large(text)
+
+
+def _views(text: str) -> tuple[str, str]:
     """(view, low): the model's view of `text` and its lower-case form, computed once per string.
 
     `low` is what most patterns run on (case-sensitive patterns on lower-case text are several
@@ -144,6 +165,10 @@ def views(text: str) -> tuple[str, str]:
     """
     view = model_view(text)
     return view, view.lower()
+
+
+_views_small = lru_cache(maxsize=8192)(_views)
+_views_large = lru_cache(maxsize=4)(_views)
 
 
 _WS_RUN = re.compile(r"\s+")
@@ -261,15 +286,33 @@ def _trigger_rxs() -> tuple[re.Pattern, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=1)
+def _overlap_rx() -> re.Pattern:
+    return re.compile("(?=(" + trie_pattern(_ALL_TRIGGERS) + "))")
+
+
 def _trigger_index(text: str) -> dict[str, list[int]]:
-    """Trigger word -> positions in the lower-case view of `text`."""
+    """Trigger word -> positions in the lower-case view of `text`, memoised like `views`."""
+    return _index_small(text) if len(text) < SMALL else _index_large(text)
+
+
+def _index(text: str) -> dict[str, list[int]]:
     low = views(text)[1]
     index: dict[str, list[int]] = {}
+    if len(low) <= 512:  # short text: one pass trying the whole trie at each position beats 100 scans
+        for m in _overlap_rx().finditer(low):
+            w = m.group(1)
+            if not (w[0].isascii() and w[0].isalnum()) or _word_start(low, m.start()):
+                index.setdefault(w, []).append(m.start())
+        return index
     for rx in _trigger_rxs():
         for m in rx.finditer(low):
             index.setdefault(m.group(), []).append(m.start())
     return index
+
+
+_index_small = lru_cache(maxsize=8192)(_index)
+_index_large = lru_cache(maxsize=4)(_index)
 
 
 def trigger_matches(trig: Triggers, rx: re.Pattern, text: str, on: str = "low", start: int = 0,
@@ -420,7 +463,14 @@ def _override_ok(m: re.Match) -> bool:
     return bool(_PRIOR_STRICT.search(gap))
 
 
+def _no_prose(text: str) -> bool:
+    """ASCII without whitespace (a key, an identifier, a number): no sentence can hide in it."""
+    return text.isascii() and _SPACE.search(text) is None
+
+
 def detect_override(text: str) -> Found | None:
+    if _no_prose(text):
+        return None
     return _OVERRIDE_VERB.search(text, _override_ok) or _OVERRIDE.search(text) or _OVERRIDE_CJK.search(text)
 
 
@@ -464,6 +514,8 @@ _CONCEAL_OTHER = Alternatives([
 
 
 def detect_concealment(text: str) -> Found | None:
+    if _no_prose(text):
+        return None
     return _CONCEAL.search(text) or _CONCEAL_OTHER.search(text)
 
 
@@ -508,6 +560,8 @@ _PRIORITY_CJK = Alternatives([
 
 
 def detect_priority(text: str) -> Found | None:
+    if _no_prose(text):
+        return None
     view, low = views(text)
     return _PRIORITY.search(text) or _PRIORITY_CJK.search(text)
 
@@ -593,6 +647,8 @@ _SHADOW_ZH = Alternatives([
 def detect_shadowing(text: str, own: frozenset[str] = frozenset()) -> Found | None:
     """Instructions about what happens when *other* tools run (tool shadowing), or claims that
     another server's tool is broken and this one should be used instead (masquerading)."""
+    if _no_prose(text):
+        return None
     view, low = views(text)
     src = view if len(view) == len(low) else low
     context = _SHADOW_CONTEXT.positions(text)
@@ -669,6 +725,8 @@ _CAPTURE_CJK = Alternatives([
 
 
 def detect_capture(text: str) -> Found | None:
+    if _no_prose(text):
+        return None
     view, low = views(text)
     return _CAPTURE.search(text) or _CAPTURE_CJK.search(text)
 
@@ -1286,6 +1344,8 @@ _POLICY = Alternatives([
 
 
 def detect_policy(text: str) -> Found | None:
+    if _no_prose(text):
+        return None
     view, low = views(text)
     return _POLICY.search(text)
 
@@ -1316,14 +1376,55 @@ def scan_text(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def _hits(tool: Tool, ctx: Any, detect: Callable[[Text], Found | None]) -> Iterator[Hit]:
-    for t in tool_strings(tool):
-        f = detect(t)
-        if f is not None:
-            args: dict[str, Any] = {"where": t.where, "quote": f.quote, "kind": f.kind, "count": f.count}
-            if f.severity is not None:
-                args["_severity"] = f.severity
-            yield ctx.hit(t.pointer, **args)
+class _Same:
+    """Hashes and compares by identity (a Tool is an unhashable dataclass); holds a reference, so
+    the id cannot be reused while the entry is cached."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.obj is self.obj
+
+
+# what each rule runs on one string (the shadowing rule also needs the names offered alongside)
+_RULE_DETECTORS: dict[str, Callable[[Text, frozenset[str]], Found | None]] = {
+    rid: (lambda t, own, d=det: d(t.text)) for rid, det in DETECTORS.items()}
+_RULE_DETECTORS["TSL505"] = lambda t, own: detect_shadowing(t.text, own)
+_RULE_DETECTORS["TSL514"] = lambda t, own: detect_mixed_script(t.text, t.ident)
+
+
+@lru_cache(maxsize=8)
+def _scan_tool(tool: _Same, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found]]]:
+    """Every enabled rule of this module over every string of the tool, string by string.
+
+    The rules run one after another on the same tool; scanning once here lets all detectors share
+    each string's normalised view and trigger index while they are fresh, whatever the tool's size.
+    """
+    own = _own_names(tool.obj)
+    detectors = [(rid, _RULE_DETECTORS[rid]) for rid in sorted(rules)]
+    out: dict[str, list[tuple[Text, Found]]] = {rid: [] for rid in rules}
+    for t in tool_strings(tool.obj):
+        for rid, det in detectors:
+            f = det(t, own)
+            if f is not None:
+                out[rid].append((t, f))
+    return out
+
+
+def _hits(tool: Tool, ctx: Any, rid: str) -> Iterator[Hit]:
+    enabled = getattr(getattr(ctx, "settings", None), "enabled", None) or {rid}
+    rules = frozenset(r for r in enabled if r in _RULE_DETECTORS) | {rid}
+    for t, f in _scan_tool(_Same(tool), rules)[rid]:
+        args: dict[str, Any] = {"where": t.where, "quote": f.quote, "kind": f.kind, "count": f.count}
+        if f.severity is not None:
+            args["_severity"] = f.severity
+        yield ctx.hit(t.pointer, **args)
 
 
 def _own_names(tool: Tool) -> frozenset[str]:
@@ -1338,124 +1439,123 @@ def _own_names(tool: Tool) -> frozenset[str]:
 
 @check("TSL501")
 def instruction_override(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_override(t.text))
+    yield from _hits(tool, ctx, "TSL501")
 
 
 @check("TSL502")
 def concealment_instruction(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_concealment(t.text))
+    yield from _hits(tool, ctx, "TSL502")
 
 
 @check("TSL503")
 def tool_priority_claim(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_priority(t.text))
+    yield from _hits(tool, ctx, "TSL503")
 
 
 @check("TSL504")
 def fake_role_markup(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_markup(t.text))
+    yield from _hits(tool, ctx, "TSL504")
 
 
 @check("TSL505")
 def tool_shadowing_instruction(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    own = _own_names(tool)
-    yield from _hits(tool, ctx, lambda t: detect_shadowing(t.text, own))
+    yield from _hits(tool, ctx, "TSL505")
 
 
 @check("TSL506")
 def context_capture_request(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_capture(t.text))
+    yield from _hits(tool, ctx, "TSL506")
 
 
 @check("TSL507")
 def sensitive_file_reference(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_sensitive_file(t.text))
+    yield from _hits(tool, ctx, "TSL507")
 
 
 # --- hidden content --------------------------------------------------------------------------
 
 @check("TSL510")
 def invisible_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_invisible(t.text))
+    yield from _hits(tool, ctx, "TSL510")
 
 
 @check("TSL511")
 def bidi_control_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_bidi(t.text))
+    yield from _hits(tool, ctx, "TSL511")
 
 
 @check("TSL512")
 def unicode_tag_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_tags(t.text))
+    yield from _hits(tool, ctx, "TSL512")
 
 
 @check("TSL513")
 def terminal_control_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_control(t.text))
+    yield from _hits(tool, ctx, "TSL513")
 
 
 @check("TSL514")
 def mixed_script_confusable(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_mixed_script(t.text, t.ident))
+    yield from _hits(tool, ctx, "TSL514")
 
 
 @check("TSL515")
 def hidden_html_markup(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_hidden_markup(t.text))
+    yield from _hits(tool, ctx, "TSL515")
 
 
 @check("TSL516")
 def whitespace_padding(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_padding(t.text))
+    yield from _hits(tool, ctx, "TSL516")
 
 
 @check("TSL517")
 def encoded_instructions(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_encoded(t.text))
+    yield from _hits(tool, ctx, "TSL517")
 
 
 @check("TSL518")
 def markdown_url_with_data(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_markdown_url(t.text))
+    yield from _hits(tool, ctx, "TSL518")
 
 
 # --- leaks -----------------------------------------------------------------------------------
 
 @check("TSL520")
 def api_key_in_text(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_api_key(t.text))
+    yield from _hits(tool, ctx, "TSL520")
 
 
 @check("TSL521")
 def private_key_in_text(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_private_key(t.text))
+    yield from _hits(tool, ctx, "TSL521")
 
 
 @check("TSL522")
 def credentials_in_url(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_credentials_url(t.text))
+    yield from _hits(tool, ctx, "TSL522")
 
 
 @check("TSL523")
 def internal_hostname(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_internal_host(t.text))
+    yield from _hits(tool, ctx, "TSL523")
 
 
 @check("TSL524")
 def private_ip_address(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_private_ip(t.text))
+    yield from _hits(tool, ctx, "TSL524")
 
 
 @check("TSL525")
 def database_table_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_table_name(t.text))
+    yield from _hits(tool, ctx, "TSL525")
 
 
 @check("TSL526")
 def secret_file_path(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_secret_path(t.text))
+    yield from _hits(tool, ctx, "TSL526")
 
 
 @check("TSL527")
 def internal_policy_text(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, lambda t: detect_policy(t.text))
+    yield from _hits(tool, ctx, "TSL527")
