@@ -158,6 +158,7 @@ def _gather_live(opts: dict[str, Any], settings: Settings | None = None) -> Any:
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
 @click.option("--explain", is_flag=True, default=False, help="Print, per file, which format was detected and why (to stderr).")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on for a terminal, off with NO_COLOR).")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=None, help="Worker processes (default 0: one per core for large runs; 1: none).")
 @click.option("--lock", "lock_file", type=click.Path(dir_okay=False), default=None, help="Report tools that changed, appeared or disappeared since this lock file (TSL8).")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), default=None, help="Report only findings that are not in this baseline file (the others stay in JSON/SARIF as suppressed).")
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), default=None, help="Record the current findings in this baseline file, then report them as suppressed.")
@@ -166,7 +167,7 @@ def _gather_live(opts: dict[str, Any], settings: Settings | None = None) -> Any:
 def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
           severity_opts: tuple[str, ...], fail_on: str | None, fmt: str | None, output: str | None, exit_zero: bool | None,
           statistics: bool | None, quiet: bool | None, config: str | None, input_format: str | None,
-          exclude: tuple[str, ...], explain: bool, color: bool | None, lock_file: str | None = None,
+          exclude: tuple[str, ...], explain: bool, color: bool | None, jobs: int | None = None, lock_file: str | None = None,
           baseline_file: str | None = None, write_baseline: str | None = None, **live_opts: Any) -> int:
     """Lint tool definition files and folders, and live MCP servers (--server, --url, --client-config)."""
     severity: dict[str, str] = {}
@@ -187,6 +188,7 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         "quiet": quiet,
         "input_format": input_format,
         "exclude": list(exclude) or None,
+        "jobs": jobs,
         "lock_path": lock_file,
     }
     settings = load_settings(config, cli_values)

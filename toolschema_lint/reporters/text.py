@@ -79,8 +79,11 @@ def render(result: Any, settings: Any) -> str:
 def _summary(result: Any) -> str:
     active = result.active()
     where = f"{result.tools} tool{'s' if result.tools != 1 else ''} in {result.files} file{'s' if result.files != 1 else ''}"
+    unread = len(getattr(result, "errors", []))
+    if unread:
+        where += f"; {unread} source{'s' if unread != 1 else ''} could not be read"
     if not active:
-        return f"All checks passed ({where})."
+        return f"No problems found ({where})." if unread else f"All checks passed ({where})."
     by = Counter(f.severity for f in active)
     parts = [f"{by[s]} {s}{'s' if by[s] != 1 else ''}" for s in sorted(Severity, reverse=True) if by[s]]
     sup = len(result.findings) - len(active)
