@@ -92,3 +92,10 @@ def test_unreadable_path_is_exit_2_and_others_still_checked(corpus: Path) -> Non
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert "nope.json" in proc.stderr and "Traceback" not in proc.stderr
+    # the readable file was still linted and reported
+    proc = subprocess.run([sys.executable, "-m", "toolschema_lint", "check", str(corpus / "nope.json"), str(corpus / "zz-good.json"),
+                           "--format", "json"], capture_output=True, text=True)
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 2
+    assert out["summary"]["files"] == 1 and any(f["id"] == "TSL202" for f in out["findings"])
+    assert out["errors"] == [f"{corpus / 'nope.json'}: no such file or directory"]

@@ -208,16 +208,10 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
     if explain:
         for doc in result.documents:
             click.echo(f"{doc.path}: {doc.format}, {doc.dialect or 'no tools'}: {doc.detection}", err=True)
-    if settings.format != "text":
-        result.errors.extend(live_problems)  # servers not read: listed below, and SARIF marks the run
+    result.errors.extend(live_problems)  # servers not read count as sources that could not be read
     emit(REPORTERS[settings.format](result, settings), settings.output)
-    if result.errors and settings.format != "text":
-        for err in result.errors:
-            click.echo(f"toolschema-lint: error: {err}", err=True)
-    if settings.format == "text":
-        for err in live_problems:
-            click.echo(f"toolschema-lint: error: {err}", err=True)
-        result.errors.extend(live_problems)
+    for err in result.errors:
+        click.echo(f"toolschema-lint: error: {err}", err=True)
     return exit_code(result, settings)
 
 

@@ -306,6 +306,9 @@ def _worker_group(item: tuple[str, list[Source]]) -> GroupOutput:
 
 def lint(settings: Settings) -> RunResult:
     """Collect the settings' paths plus extra sources and run the engine over them."""
-    sources = collect(settings.paths, settings.exclude) if settings.paths else []
+    missing: list[str] = []
+    sources = collect(settings.paths, settings.exclude, missing) if settings.paths else []
     sources.extend(settings.extra_sources)
-    return Engine(settings).run(sources)
+    result = Engine(settings).run(sources)
+    result.errors[:0] = missing
+    return result

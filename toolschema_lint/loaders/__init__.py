@@ -55,8 +55,11 @@ def _is_companion(name: str) -> bool:
     return name.endswith(POLICY_SUFFIX) or name.endswith(EXAMPLES_SUFFIX)
 
 
-def collect(paths: list[str], exclude: list[str] | None = None) -> list[Source]:
-    """Expand files and folders into sources, in a stable order. Raises InputError for missing paths."""
+def collect(paths: list[str], exclude: list[str] | None = None, errors: list[str] | None = None) -> list[Source]:
+    """Expand files and folders into sources, in a stable order.
+
+    A missing path raises InputError, or is appended to `errors` (and skipped) when a list is given.
+    """
     exclude = exclude or []
     out: list[Source] = []
     seen: set[Path] = set()
@@ -92,10 +95,12 @@ def collect(paths: list[str], exclude: list[str] | None = None) -> list[Source]:
                         add(fp, explicit=False)
         elif p.is_file():
             add(p, explicit=True)
-        elif raw == "-":
-            raise InputError("reading from standard input is not supported; pass a file path")
         else:
-            raise InputError(f"{raw}: no such file or directory")
+            message = ("reading from standard input is not supported; pass a file path" if raw == "-"
+                       else f"{raw}: no such file or directory")
+            if errors is None:
+                raise InputError(message)
+            errors.append(message)
     return out
 
 

@@ -52,5 +52,6 @@ def render(result: Any, settings: Any) -> str:
         "schema_version": SCHEMA_VERSION,
         "findings": [finding_dict(f) for f in result.findings],
         "summary": summary(result),
+        "errors": list(getattr(result, "errors", [])),  # sources that could not be read (exit code 2)
     }
     return dumps_safe(doc, indent=2) + "\n"

@@ -71,8 +71,6 @@ def render(result: Any, settings: Any) -> str:
         if active:
             console.print()
         console.print(Text(_summary(result), style="bold" if active else "green"))
-    for err in getattr(result, "errors", []):
-        console.print(Text(f"error: {sanitize(err, 400)}", style="bold red"))
     return buf.getvalue()
 
 
