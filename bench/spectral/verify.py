@@ -5,8 +5,9 @@
    at the expected path, and nothing else may fire.
 2. samples/good.json must produce no results at all.
 3. On a small generated corpus, Spectral's per-rule counts must equal a plain
-   Python implementation of the same ten checks (below), so the benchmark
-   compares like with like.
+   Python implementation of the same ten checks (below).
+4. If toolschema-lint is installed, its counts for the mirrored rules on that
+   corpus are printed beside Spectral's (informational: our rules evolve).
 
 Usage: python bench/spectral/verify.py   (exits 1 on any mismatch, 0 if node/spectral is unavailable)
 """
@@ -24,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 import gen_corpus  # noqa: E402
-from run import RESOLVER, RULESET, find_spectral  # noqa: E402
+from run import RESOLVER, RULESET, SPECTRAL_EQUIVALENT, find_spectral, find_toolschema_lint  # noqa: E402
 
 EXPECTED_BAD = {
     ("tsl-missing-tool-description", "tools/0"),
@@ -39,6 +40,21 @@ EXPECTED_BAD = {
     ("tsl-unbounded-limit-param", "tools/8/inputSchema/properties/max_results"),
     ("tsl-array-without-items", "tools/9/inputSchema/properties/tags"),
 }
+
+# Spectral rule -> the toolschema-lint rule ids it mirrors.
+MIRRORS = {
+    "tsl-missing-tool-description": ["TSL201"],
+    "tsl-vague-tool-name": ["TSL202"],
+    "tsl-invalid-tool-name": ["TSL203", "TSL204"],
+    "tsl-input-schema-not-object": ["TSL104", "TSL106"],
+    "tsl-open-object-schema": ["TSL401"],
+    "tsl-required-unknown-property": ["TSL103"],
+    "tsl-param-without-description": ["TSL210"],
+    "tsl-param-without-type": ["TSL107"],
+    "tsl-unbounded-limit-param": ["TSL404"],
+    "tsl-array-without-items": ["TSL405"],
+}
+assert sorted(i for ids in MIRRORS.values() for i in ids) == SPECTRAL_EQUIVALENT.split(",")
 
 VAGUE = {"do_task", "api_call", "execute", "process_user_request", "run", "handle", "tool"}
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
@@ -74,16 +90,9 @@ def _params(schema):
 def reference_counts(doc: dict) -> Counter:
     c: Counter = Counter()
 
-    def object_schema(s: dict, root: bool = False) -> None:
-        props_ = s.get("properties")
-        has_props = isinstance(props_, dict) and bool(props_)
-        exempt = (
-            (root and not has_props)
-            or (not has_props and any(k in s for k in ("anyOf", "oneOf", "allOf", "$ref")))
-            or s.get("additionalProperties") is False or s.get("unevaluatedProperties") is False
-            or (not has_props and isinstance(s.get("additionalProperties"), dict))
-        )
-        if not exempt:
+    def object_schema(s: dict) -> None:
+        has_props = isinstance(s.get("properties"), dict) and bool(s["properties"])
+        if has_props and "additionalProperties" not in s and s.get("unevaluatedProperties") is not False:
             c["tsl-open-object-schema"] += 1
         props = s.get("properties") if isinstance(s.get("properties"), dict) else {}
         if isinstance(s.get("required"), list):
@@ -100,7 +109,7 @@ def reference_counts(doc: dict) -> Counter:
         if not isinstance(schema, dict) or schema.get("type") != "object":
             c["tsl-input-schema-not-object"] += 1
         else:
-            object_schema(schema, root=True)
+            object_schema(schema)
         for pname, p in _params(schema):
             if not isinstance(p, dict):
                 continue
@@ -114,6 +123,25 @@ def reference_counts(doc: dict) -> Counter:
             if p.get("type") == "object" or ("type" not in p and isinstance(p.get("properties"), dict)):
                 object_schema(p)
     return +c
+
+
+def compare_toolschema_lint(corpus: Path, spectral_counts: Counter) -> None:
+    tsl = find_toolschema_lint()
+    if tsl is None:
+        return
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        p = subprocess.run(tsl + ["check", str(corpus), "--select", SPECTRAL_EQUIVALENT, "--format", "json",
+                                  "--exit-zero", "-o", out.name], capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"toolschema-lint failed ({p.returncode}): {p.stderr.strip()[-300:]}")
+            return
+        ours = Counter(f["id"] for f in json.loads(Path(out.name).read_text())["findings"])
+    print("\n| Spectral rule | Spectral | toolschema-lint | ids |\n|---|---:|---:|---|")
+    for rule, ids in MIRRORS.items():
+        n = sum(ours[i] for i in ids)
+        mark = "" if n == spectral_counts[rule] else " (differs)"
+        print(f"| {rule} | {spectral_counts[rule]} | {n}{mark} | {', '.join(ids)} |")
+    print()
 
 
 def main() -> int:
@@ -136,10 +164,11 @@ def main() -> int:
         want: Counter = Counter()
         for p in paths:
             want += reference_counts(json.loads(p.read_text(encoding="utf-8")))
-    if got != want:
-        failures.append(f"corpus: spectral {dict(got)} != reference {dict(want)}")
-    else:
-        print(f"corpus: per-rule counts agree ({sum(got.values())} findings): {dict(sorted(got.items()))}")
+        if got != want:
+            failures.append(f"corpus: spectral {dict(got)} != reference {dict(want)}")
+        else:
+            print(f"corpus: per-rule counts agree ({sum(got.values())} findings): {dict(sorted(got.items()))}")
+        compare_toolschema_lint(Path(tmp), got)
 
     for f in failures:
         print("FAIL", f)

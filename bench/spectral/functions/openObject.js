@@ -1,17 +1,15 @@
-// Reports an object schema that accepts undeclared properties (additionalProperties not false).
-// Exempt: the inputSchema root when it declares no parameters, a composition (anyOf/oneOf/allOf/$ref)
-// without properties of its own, and a typed map (additionalProperties is a schema, no properties).
-export default function openObject(targetVal, _options, context) {
+// Reports an object schema that declares properties but leaves additionalProperties unset, so it
+// silently accepts undeclared keys. Exempt: no properties (no parameters, a free-form object, a typed
+// map, a composition), additionalProperties set to anything (false closes it; true or a schema opens it
+// on purpose), and unevaluatedProperties: false.
+export default function openObject(targetVal) {
   if (targetVal === null || typeof targetVal !== 'object') {
     return [];
   }
   const props = targetVal.properties;
   const hasProps = props !== null && typeof props === 'object' && Object.keys(props).length > 0;
-  const isRoot = context.path.length === 3; // ['tools', i, 'inputSchema']
-  if (isRoot && !hasProps) return [];
-  if (!hasProps && ['anyOf', 'oneOf', 'allOf', '$ref'].some((k) => k in targetVal)) return [];
-  const ap = targetVal.additionalProperties;
-  if (ap === false || targetVal.unevaluatedProperties === false) return [];
-  if (!hasProps && ap !== null && typeof ap === 'object') return [];
-  return [{ message: 'Object schema does not set additionalProperties: false' }];
+  if (!hasProps || targetVal.additionalProperties !== undefined || targetVal.unevaluatedProperties === false) {
+    return [];
+  }
+  return [{ message: 'Object schema declares properties but does not set additionalProperties' }];
 }
