@@ -21,7 +21,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
-WORKFLOWS = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
+WORKFLOWS = sorted((ROOT / "docs" / "workflows").glob("*.yml"))
 EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 BAD = {"tools": [{"name": "search_invoices", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}]}
@@ -115,7 +115,7 @@ def test_example_workflows_are_valid_yaml(path: Path) -> None:
 
 
 def test_code_scanning_workflow_uses_the_action_outputs() -> None:
-    data = yaml.safe_load((ROOT / "examples" / "workflows" / "toolschema-lint.yml").read_text(encoding="utf-8"))
+    data = yaml.safe_load((ROOT / "docs" / "workflows" / "toolschema-lint.yml").read_text(encoding="utf-8"))
     steps = data["jobs"]["lint-tools"]["steps"]
     lint = next(s for s in steps if s.get("id") == "tsl")
     assert set(lint["with"]) <= set(ACTION["inputs"])
