@@ -540,14 +540,19 @@ def unknown_type_names(value: Any) -> list[tuple[int | None, str]]:
     return [(i, v) for i, v in items if isinstance(v, str) and v not in SIMPLE_TYPES]
 
 
-def type_suggestion(name: str) -> str | None:
+def suggest(name: str, known: Any, aliases: dict[str, str], cutoff: float) -> str | None:
+    """The known name meant by `name`: a case variant, a common alias, or a close spelling."""
     low = name.lower()
-    if low in SIMPLE_TYPES:
+    if low in known:
         return low
-    if low in _TYPE_ALIASES:
-        return _TYPE_ALIASES[low]
-    close = difflib.get_close_matches(low, sorted(SIMPLE_TYPES), n=1, cutoff=0.75)
+    if low in aliases:
+        return aliases[low]
+    close = difflib.get_close_matches(low, sorted(known), n=1, cutoff=cutoff)
     return close[0] if close else None
+
+
+def type_suggestion(name: str) -> str | None:
+    return suggest(name, SIMPLE_TYPES, _TYPE_ALIASES, 0.75)
 
 
 @check("TSL121")
@@ -751,13 +756,7 @@ _FORMAT_ALIASES = {
 
 
 def format_suggestion(name: str) -> str | None:
-    low = name.lower()
-    if low in KNOWN_FORMATS:
-        return low
-    if low in _FORMAT_ALIASES:
-        return _FORMAT_ALIASES[low]
-    close = difflib.get_close_matches(low, sorted(KNOWN_FORMATS), n=1, cutoff=0.85)
-    return close[0] if close else None
+    return suggest(name, KNOWN_FORMATS, _FORMAT_ALIASES, 0.85)
 
 
 @check("TSL124")
