@@ -86,6 +86,8 @@ TEXT_FAMILIES = ("injection", "hidden", "leak")  # corpus cases added with the t
 
 
 def test_corpus_size() -> None:
+    families = {fam for fam, _ in MALICIOUS}
+    assert set(TEXT_FAMILIES) | set(CAPABILITY_FAMILIES) <= families, families
     assert len(MALICIOUS) >= MIN_MALICIOUS, f"{len(MALICIOUS)} malicious cases, the issue asks for {MIN_MALICIOUS}"
     assert len(CLEAN) >= MIN_CLEAN, f"{len(CLEAN)} clean cases, the issue asks for {MIN_CLEAN}"
 
