@@ -325,9 +325,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nspeed ratio toolschema-lint / Spectral (JSON): {ratio:.1f}x wall"
                   + (f", {cpu_ratio:.1f}x CPU" if cpu_ratio else ""))
         same = by.get(("toolschema-lint, Spectral's rules", "json"))
+        same_ratio = same_cpu_ratio = None
         if same and spec and same.best and spec.best:
-            print(f"speed ratio on the same ten rules: {spec.best / same.best:.1f}x wall, "
-                  f"{spec.best_cpu / same.best_cpu:.1f}x CPU")
+            same_ratio, same_cpu_ratio = spec.best / same.best, spec.best_cpu / same.best_cpu
+            print(f"speed ratio on the same ten rules: {same_ratio:.1f}x wall, {same_cpu_ratio:.1f}x CPU")
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
         if load is not None and load > 1.5:
             print(f"\nwarning: load average {load:.1f} on {os.cpu_count()} cores; wall times are inflated, "
@@ -341,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
                 "tools": args.tools, "files": args.files, "seed": args.seed, "repeat": args.repeat,
                 "corpus_mb_json": round(mb, 2), "machine": info, "versions": versions,
                 "speed_ratio_tsl_over_spectral": ratio, "cpu_ratio_tsl_over_spectral": cpu_ratio,
+                "same_rules_ratio": same_ratio, "same_rules_cpu_ratio": same_cpu_ratio,
                 "load_average_1min": load,
                 "results": [dict(asdict(r), best_wall_s=r.best, best_cpu_s=r.best_cpu,
                                  tools_per_s=(args.tools / r.best if r.best else None)) for r in results],
