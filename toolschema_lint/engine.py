@@ -197,6 +197,12 @@ class Engine:
                 self._emit_multi(findings, spec.rule_id, spec.fn(server, ctx), server.documents[0])
         for doc in server.documents:
             doc.release()  # the index is rebuilt on demand if a cross-server finding needs it
+        out.tools = len(server.tools)
+        if not (self.settings.keep_tools or self.by_scope["run"] or self.by_scope["result"]):
+            # nothing after this group looks at its tools: let them go (memory stays flat on large runs)
+            server.tools = []
+            for doc in server.documents:
+                doc.tools, doc.data = [], None
         return out
 
     def run(self, sources: list[Source]) -> RunResult:
@@ -210,7 +216,7 @@ class Engine:
             result.files += len(out.documents)
             result.documents.extend(out.documents)
             result.findings.extend(out.findings)
-            result.tools += len(out.server.tools)
+            result.tools += out.tools
             result.servers.append(out.server)
         findings = result.findings
         for spec, ctx in self.by_scope["run"]:
@@ -283,6 +289,7 @@ class Engine:
 @dataclass
 class GroupOutput:
     server: Server
+    tools: int = 0
     findings: list[Finding] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)

@@ -323,5 +323,6 @@ def load_snapshots(paths: list[str], sources: list[Any] | None = None, select: l
 
     settings = Settings(paths=list(paths), select=list(select or []), input_format=input_format, exclude=list(exclude or []))
     settings.extra_sources = list(sources or [])
+    settings.keep_tools = True
     result = lint(resolve(settings))
     return result, [snapshot(s) for s in result.servers]
