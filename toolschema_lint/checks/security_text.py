@@ -152,8 +152,17 @@ SMALL = 65_536  # strings shorter than this are memoised generously: every rule 
 
 
 def views(text: str) -> tuple[str, str]:
-    """(view, low) of `text`, memoised (see `_views`)."""
-    return _views_small(text) if len(text) < SMALL else _views_large(text)
+    """(view, low) of `text`, memoised (see `_views`); the string asked about last is answered first."""
+    global _views_last
+    last = _views_last
+    if last[0] is text:
+        return last[1]
+    out = _views_small(text) if len(text) < SMALL else _views_large(text)
+    _views_last = (text, out)
+    return out
+
+
+_views_last: tuple[str | None, tuple[str, str]] = (None, ("", ""))
 
 
 def _views(text: str) -> tuple[str, str]:
@@ -257,11 +266,23 @@ class Triggers:
         _ALL_TRIGGERS.update(self.words)
         self._relevant: frozenset[str] | None = None
 
-    def positions(self, text: str) -> list[int]:
-        if self._relevant is None:  # index words that start with one of ours (the scan keeps the longest)
+    @property
+    def relevant(self) -> frozenset[str]:
+        """Index words that start with one of ours (the index keeps the longest word at a position)."""
+        if self._relevant is None:
             self._relevant = frozenset(w for w in _ALL_TRIGGERS if w.startswith(self.words))
+        return self._relevant
+
+    def occur(self, text: str) -> bool:
+        """Whether `positions` is not empty."""
+        return not self.relevant.isdisjoint(_trigger_index(text))
+
+    def positions(self, text: str) -> list[int]:
         index = _trigger_index(text)
-        out = [p for w, ps in index.items() if w in self._relevant for p in ps]
+        relevant = self.relevant
+        if relevant.isdisjoint(index):
+            return []
+        out = [p for w, ps in index.items() if w in relevant for p in ps]
         out.sort()
         return out
 
@@ -287,23 +308,54 @@ def _trigger_rxs() -> tuple[re.Pattern, ...]:
 
 
 @lru_cache(maxsize=1)
-def _overlap_rx() -> re.Pattern:
-    return re.compile("(?=(" + trie_pattern(_ALL_TRIGGERS) + "))")
+def _scan_rx() -> tuple[re.Pattern, re.Pattern, dict[str, tuple[int, ...]]]:
+    """(scan for trigger words, the longest trigger word at a position, offsets inside each word
+    where another one may start).
+
+    A word whose first character is an ASCII letter or digit must start a word (`\\b`, which is
+    `_word_start` there); the others may start anywhere. The scan finds the longest word at each
+    position it stops at but skips the inside of what it found: the offsets say where, inside a
+    word, another may start (after a non-word character, or at a character that needs no word start).
+    """
+    word = {w for w in _ALL_TRIGGERS if w[0].isascii() and w[0].isalnum()}
+    other = _ALL_TRIGGERS - word
+    other_first = sorted({w[0] for w in other})
+    scan = re.compile("(?=[" + "".join(re.escape(c) for c in other_first) + "])" + trie_pattern(other) +
+                      r"|\b" + trie_pattern(word))
+
+    def starts(w: str) -> tuple[int, ...]:
+        return tuple(i for i in range(1, len(w)) if w[i] in other_first or (
+            w[i].isascii() and w[i].isalnum() and not (w[i - 1].isalnum() or w[i - 1] == "_")))
+
+    return scan, re.compile(trie_pattern(_ALL_TRIGGERS)), {w: starts(w) for w in _ALL_TRIGGERS}
 
 
 def _trigger_index(text: str) -> dict[str, list[int]]:
     """Trigger word -> positions in the lower-case view of `text`, memoised like `views`."""
-    return _index_small(text) if len(text) < SMALL else _index_large(text)
+    global _index_last
+    last = _index_last
+    if last[0] is text:
+        return last[1]
+    out = _index_small(text) if len(text) < SMALL else _index_large(text)
+    _index_last = (text, out)
+    return out
+
+
+_index_last: tuple[str | None, dict[str, list[int]]] = (None, {})
 
 
 def _index(text: str) -> dict[str, list[int]]:
     low = views(text)[1]
     index: dict[str, list[int]] = {}
-    if len(low) <= 512:  # short text: one pass trying the whole trie at each position beats 100 scans
-        for m in _overlap_rx().finditer(low):
-            w = m.group(1)
-            if not (w[0].isascii() and w[0].isalnum()) or _word_start(low, m.start()):
-                index.setdefault(w, []).append(m.start())
+    if len(low) <= 512:  # short text: one scan for the whole trie beats 100 scans
+        scan, trie, inner = _scan_rx()
+        for m in scan.finditer(low):  # positions come in increasing order, inner ones included
+            w, p = m.group(), m.start()
+            index.setdefault(w, []).append(p)
+            for i in inner[w]:  # where another trigger word may start inside this one
+                m2 = trie.match(low, p + i)
+                if m2:
+                    index.setdefault(m2.group(), []).append(p + i)
         return index
     for rx in _trigger_rxs():
         for m in rx.finditer(low):
@@ -325,8 +377,10 @@ def trigger_matches(trig: Triggers, rx: re.Pattern, text: str, on: str = "low", 
         positions = [m.start() for m in re.finditer(trie_pattern(set(trig.words)), view, re.IGNORECASE)]
     else:
         positions = trig.positions(text)
-    stop = len(target) if end is None else end
     after = must.positions(text) if must is not None else None
+    if not positions or after == []:
+        return
+    stop = len(target) if end is None else end
     covered = start  # like finditer: no match starts inside the previous one (keeps long runs linear)
     for p in positions:
         if p < covered or p >= stop:
@@ -362,6 +416,17 @@ class Alternatives:
         self.triggers = Triggers(triggers)
         self.on = on
 
+    def possible(self, text: str) -> bool:
+        """False when `matches` finds nothing because a word it needs does not occur in `text`:
+        none of the `must` words, or none of the triggers (when the trigger index is what is scanned)."""
+        if self.must is not None and not self.must.occur(text):
+            return False
+        if self.on == "view" and not text.isascii():
+            view, low = views(text)
+            if len(view) != len(low):
+                return True  # `trigger_matches` scans the view itself
+        return self.triggers.occur(text)
+
     def matches(self, text: str) -> Iterator[tuple[re.Match, str, Severity | None]]:
         for m in trigger_matches(self.triggers, self.rx, text, self.on, must=self.must, window=self.window):
             kind, sev = self.meta[m.lastgroup or ""]
@@ -369,6 +434,8 @@ class Alternatives:
 
     def search(self, text: str, accept: Callable[[re.Match], bool] | None = None) -> Found | None:
         """The most severe match (quoted from the model's view when indices map onto it)."""
+        if not self.possible(text):
+            return None
         view, low = views(text)
         src = view if len(view) == len(low) else low
         best: Found | None = None
@@ -562,7 +629,6 @@ _PRIORITY_CJK = Alternatives([
 def detect_priority(text: str) -> Found | None:
     if _no_prose(text):
         return None
-    view, low = views(text)
     return _PRIORITY.search(text) or _PRIORITY_CJK.search(text)
 
 
@@ -647,6 +713,30 @@ _SHADOW_ZH = Alternatives([
 def detect_shadowing(text: str, own: frozenset[str] = frozenset()) -> Found | None:
     """Instructions about what happens when *other* tools run (tool shadowing), or claims that
     another server's tool is broken and this one should be used instead (masquerading)."""
+    return _resolve_shadowing(_shadowing_parts(text), own)
+
+
+class _Shadowing(NamedTuple):
+    """What `detect_shadowing` finds in a string before looking at the names offered alongside:
+    `first` wins; else the first masquerading claim whose name is not one of them; else `last`."""
+
+    first: Found | None
+    claims: tuple[tuple[str, Found], ...]  # (name said to be broken, finding)
+    last: Found | None
+
+
+def _resolve_shadowing(parts: _Shadowing | None, own: frozenset[str]) -> Found | None:
+    if parts is None:
+        return None
+    if parts.first is not None:
+        return parts.first
+    for name, f in parts.claims:
+        if name not in own:
+            return f
+    return parts.last
+
+
+def _shadowing_parts(text: str) -> _Shadowing | None:
     if _no_prose(text):
         return None
     view, low = views(text)
@@ -662,17 +752,19 @@ def detect_shadowing(text: str, own: frozenset[str] = frozenset()) -> Found | No
             pass
         if trig is not None or _ASSERTIVE.search(low, max(0, m.start() - 40), m.start()):
             s = trig.start() if trig is not None else m.start()
-            return Found(quote(src, s, m.end(), pad=0, limit=90), "shadowing")
+            return _Shadowing(Found(quote(src, s, m.end(), pad=0, limit=90), "shadowing"), (), None)
     m = next(trigger_matches(_UNIVERSAL_TRIGGER, _UNIVERSAL, text), None)
     if m:
-        return Found(quote(src, m.start(), m.end()), "shadowing")
+        return _Shadowing(Found(quote(src, m.start(), m.end()), "shadowing"), (), None)
+    claims = []
     for m in _DEPRECATED.finditer(low):
         span = match_before(_NAME_BEFORE_REV, src, m.start(), 70)
         name = src[span[0]:span[1]].strip("`'\"") if span else ""
-        if name and not name[0].isdigit() and name not in own and name.lower() not in ("this", "that", "the", "old", "previous") \
+        if name and not name[0].isdigit() and name.lower() not in ("this", "that", "the", "old", "previous") \
                 and _USE_THIS.search(low, m.end(), m.end() + 120):
-            return Found(quote(src, span[0], m.end()), "masquerading")
-    return _SHADOW_ZH.search(text)
+            claims.append((name, Found(quote(src, span[0], m.end()), "masquerading")))
+    last = _SHADOW_ZH.search(text)
+    return _Shadowing(None, tuple(claims), last) if claims or last else None
 
 
 _CAPTURE_VERB = (r"(?:include|pass|put|insert|add|provide|send|copy|paste|append|attach|fill(?:" + _S + r"in)?|dump|"
@@ -727,7 +819,6 @@ _CAPTURE_CJK = Alternatives([
 def detect_capture(text: str) -> Found | None:
     if _no_prose(text):
         return None
-    view, low = views(text)
     return _CAPTURE.search(text) or _CAPTURE_CJK.search(text)
 
 
@@ -870,6 +961,12 @@ _NOT_LETTER = re.compile(r"[\W\d_]")
 
 def detect_mixed_script(text: str, ident: bool = False) -> Found | None:
     """A word mixing Latin letters with Cyrillic or Greek look-alikes (`pаypal` with a Cyrillic а)."""
+    f = _mixed_script(text)
+    return None if f is None else Found(f[0], f[1], None if ident else WARNING)
+
+
+def _mixed_script(text: str) -> tuple[str, str] | None:
+    """(quote, kind) of the first mixed word; its severity depends on where the string is."""
     if text.isascii() or not _NON_LATIN_LOOK.search(text):
         return None
     done = -1
@@ -883,8 +980,7 @@ def detect_mixed_script(text: str, ident: bool = False) -> Found | None:
         if look:
             ch = look.group()
             script = "Cyrillic" if _CYRILLIC.match(ch) else "Greek"
-            kind = f"{script} '{ch}' (U+{ord(ch):04X}, looks like '{CONFUSABLES[ch]}')"
-            return Found(quote(text, s, e), kind, None if ident else WARNING)
+            return quote(text, s, e), f"{script} '{ch}' (U+{ord(ch):04X}, looks like '{CONFUSABLES[ch]}')"
     return None
 
 
@@ -996,6 +1092,8 @@ def _decode_candidates(text: str) -> Iterator[tuple[str, str]]:
 
 def detect_encoded(text: str) -> Found | None:
     """base64 / hex / percent-encoded blobs whose decoded text is an instruction to the model."""
+    if not ("%" in text or "\\x" in text or _B64.search(text)):  # what every blob pattern needs (hex is base64's subset)
+        return None
     for kind, decoded in _decode_candidates(text):
         for det in (detect_override, detect_concealment, detect_priority, detect_markup, detect_capture, detect_shadowing):
             if det(decoded):
@@ -1018,6 +1116,8 @@ _DATA_WORD = re.compile(r"(?:conversation|chat|history|transcript|secret|passwor
 def detect_markdown_url(text: str) -> Found | None:
     """Markdown images/links (or URLs to render) whose query carries data or template placeholders."""
     view, low = views(text)
+    if "](" not in low and "://" not in low:  # neither a link nor a URL
+        return None
     src = view if len(view) == len(low) else low
     for m in _MD_LINK.finditer(low):
         url = m["url"]
@@ -1171,6 +1271,8 @@ def detect_internal_host(text: str) -> Found | None:
         metadata = host.startswith("metadata.google.internal") or host == "metadata.internal"
         return Found(quote(src, s, end), "the cloud metadata host" if metadata else "an internal host",
                      ERROR if metadata else None)
+    if ":" not in low:  # what the URL and the port patterns both need
+        return None
     for m in _SINGLE_LABEL_URL.finditer(low):
         host = m["host"]
         if _word_start(low, m.start()) and host not in _PLACEHOLDER_HOST and not host.startswith(("your", "my-", "example")):
@@ -1193,8 +1295,7 @@ _VERSION_BEFORE = re.compile(r"v(?:ersion)?\s?$", re.IGNORECASE)
 def detect_private_ip(text: str) -> Found | None:
     """Private (RFC 1918), shared, link-local and cloud-metadata addresses."""
     found = []
-    low = text.lower()
-    for m in _IPV4.finditer(text):
+    for m in (_IPV4.finditer(text) if "." in text else ()):  # an address has dots
         s, before, after = m.group(), text[max(0, m.start() - 1): m.start()], text[m.end(): m.end() + 2]
         if (before and (before.isalnum() or before == ".")) or (after[:1].isalnum()) or \
                 (after[:1] == "." and after[1:2].isdigit()):
@@ -1211,14 +1312,14 @@ def detect_private_ip(text: str) -> Found | None:
                 or ip in _TEST_NETS[0] or ip in _TEST_NETS[1] or ip in _TEST_NETS[2]:
             continue
         network = after[:1] == "/" or s.endswith(".0") or s.endswith(".255")
-        example = _EXAMPLE_CUE.search(low, max(0, m.start() - 30), m.start()) if m.start() else None
+        example = _EXAMPLE_CUE.search(text.lower(), max(0, m.start() - 30), m.start()) if m.start() else None
         kind = "link-local address" if ip.is_link_local else "private IP address"
         found.append(Found(quote(text, m.start(), m.end()), kind, INFO if network or example else None))
         if not (network or example):
             break
     if not found:
         low = views(text)[1]
-        m = _IPV6_LOCAL.search(low)
+        m = _IPV6_LOCAL.search(low) if ":" in low else None
         if m and _word_start(low, m.start()):
             found.append(Found(quote(low, m.start(), m.end()), "private IPv6 address"))
     return _best(found)
@@ -1264,7 +1365,7 @@ def detect_table_name(text: str) -> Found | None:
     found = []
     view, low = views(text)
     src = view if len(view) == len(low) else low
-    for m in trigger_matches(_TABLE_TRIGGER, _TABLE_WORD, text):
+    for m in (trigger_matches(_TABLE_TRIGGER, _TABLE_WORD, text) if _TABLE_TRIGGER.occur(text) else ()):
         if m.start() == 0 or not low[m.start() - 1].isspace():
             continue
         b = match_before(_BEFORE_TABLE_REV, low, m.start(), 90)
@@ -1346,7 +1447,6 @@ _POLICY = Alternatives([
 def detect_policy(text: str) -> Found | None:
     if _no_prose(text):
         return None
-    view, low = views(text)
     return _POLICY.search(text)
 
 
@@ -1392,35 +1492,174 @@ class _Same:
         return isinstance(other, _Same) and other.obj is self.obj
 
 
-# what each rule runs on one string (the shadowing rule also needs the names offered alongside)
-_RULE_DETECTORS: dict[str, Callable[[Text, frozenset[str]], Found | None]] = {
-    rid: (lambda t, own, d=det: d(t.text)) for rid, det in DETECTORS.items()}
-_RULE_DETECTORS["TSL505"] = lambda t, own: detect_shadowing(t.text, own)
-_RULE_DETECTORS["TSL514"] = lambda t, own: detect_mixed_script(t.text, t.ident)
+# What each rule runs on one string, given only the string. Two rules also need where the string
+# is: TSL505 (`_shadowing_parts`) leaves out masquerading claims about the names offered alongside,
+# TSL514 (`_mixed_script`) takes its severity from whether the string is a name (`Text.ident`).
+_STRING_STEPS: dict[str, Callable[[str], Any]] = {**DETECTORS, "TSL505": _shadowing_parts, "TSL514": _mixed_script}
+_RULE_DETECTORS = _STRING_STEPS  # the rules of this module
+
+MEMO_STRINGS = 32_768  # distinct strings whose results are kept (per set of enabled rules)
+MEMO_CHARS = 16_000_000  # and their total length; past either bound the memo starts afresh
+
+
+class _Plan:
+    """The enabled rules of this module and what they found in each distinct string seen so far.
+
+    Tools repeat their strings (shared parameter descriptions, enum values, keys): each distinct
+    string is scanned once and its results kept. The results of a string depend on the string alone
+    (see `_STRING_STEPS`), so reusing them reports exactly what a fresh scan would.
+    """
+
+    __slots__ = ("steps", "memo", "chars")
+
+    def __init__(self, rules: frozenset[str]):
+        self.steps = tuple((rid, _STRING_STEPS[rid]) for rid in sorted(rules))
+        self.memo: dict[str, tuple[tuple[str, Any], ...]] = {}
+        self.chars = 0
+
+    def results(self, text: str) -> tuple[tuple[str, Any], ...]:
+        """(rule id, result) for each rule that found something in `text` (most strings: none)."""
+        out = tuple((rid, r) for rid, step in self.steps if (r := step(text)) is not None)
+        if len(text) < SMALL:
+            if len(self.memo) >= MEMO_STRINGS or self.chars + len(text) > MEMO_CHARS:
+                self.memo.clear()
+                self.chars = 0
+            self.memo[text] = out
+            self.chars += len(text)
+        return out
+
+
+@lru_cache(maxsize=4)
+def _plan(rules: frozenset[str]) -> _Plan:
+    return _Plan(rules)
 
 
 @lru_cache(maxsize=8)
 def _scan_tool(tool: _Same, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found]]]:
-    """Every enabled rule of this module over every string of the tool, string by string.
+    """Every enabled rule of this module over every string of the tool, once for all of them.
 
-    The rules run one after another on the same tool; scanning once here lets all detectors share
-    each string's normalised view and trigger index while they are fresh, whatever the tool's size.
+    The rules run one after another on the same tool: the first scans, the others read its results.
     """
-    own = _own_names(tool.obj)
-    detectors = [(rid, _RULE_DETECTORS[rid]) for rid in sorted(rules)]
-    out: dict[str, list[tuple[Text, Found]]] = {rid: [] for rid in rules}
-    for t in tool_strings(tool.obj):
-        for rid, det in detectors:
-            f = det(t, own)
-            if f is not None:
-                out[rid].append((t, f))
+    return _scan(tool.obj, rules)
+
+
+_last_scan: tuple[Any, Any, dict[str, list[tuple[Text, Found]]]] = (None, None, {})
+
+
+def _tool_results(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found]]]:
+    """`_scan_tool`, with the tool the previous rule asked about answered without a cache lookup."""
+    global _last_scan
+    last = _last_scan
+    if last[0] is tool and last[1] is rules:
+        return last[2]
+    out = _scan_tool(_Same(tool), rules)
+    _last_scan = (tool, rules, out)
     return out
 
 
+_ROOT = object()  # stack entry of the walk's root: its path is the parent path itself
+
+
+def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found]]]:
+    """`tool_strings` walked inline (same strings, same order, same bounds), each string looked up in
+    the plan's memo; a `Text` and its path are only built for a string that something was found in."""
+    plan = _plan(rules)
+    memo_get = plan.memo.get
+    out: dict[str, list[tuple[Text, Found]]] = {rid: [] for rid in rules}
+    own: list[frozenset[str]] = []
+
+    def report(base: str, path: tuple[str | int, ...], text: str, key: bool, res: tuple[tuple[str, Any], ...]) -> None:
+        t = Text(base, path, text, key)
+        for rid, r in res:
+            if rid == "TSL505":
+                if not own:
+                    own.append(_own_names(tool))
+                f = _resolve_shadowing(r, own[0])
+                if f is None:
+                    continue
+            elif rid == "TSL514":
+                f = Found(r[0], r[1], None if t.ident else WARNING)
+            else:
+                f = r
+            out[rid].append((t, f))
+
+    raw, base = tool.raw, tool.pointer
+    if tool.dialect == "openai-chat" and isinstance(raw, dict) and isinstance(raw.get("function"), dict) \
+            and base.endswith("/function"):
+        base = base[: -len("/function")]
+    if not isinstance(raw, (dict, list)):
+        if isinstance(tool.name, str):
+            text = tool.name
+            res = memo_get(text)
+            if res is None:
+                res = plan.results(text)
+            if res:
+                report(tool.ptr("name"), (), text, False, res)
+        return out
+    seen: set[int] = set()
+    stack: list[tuple[Any, tuple[str | int, ...], Any]] = [(raw, (), _ROOT)]
+    count = 0
+    limit = 2 * MAX_DEPTH
+    while stack and count < MAX_STRINGS:
+        node, parent, tok = stack.pop()
+        if isinstance(node, str):
+            count += 1
+            res = memo_get(node)
+            if res is None:
+                res = plan.results(node)
+            if res:
+                report(base, parent if tok is _ROOT else parent + (tok,), node, False, res)
+            continue
+        path = parent if tok is _ROOT else parent + (tok,)
+        if not isinstance(node, (dict, list)) or id(node) in seen or len(path) > limit:
+            continue
+        seen.add(id(node))
+        children = []
+        for k, v in (node.items() if isinstance(node, dict) else enumerate(node)):
+            if isinstance(k, str):
+                count += 1
+                res = memo_get(k)
+                if res is None:
+                    res = plan.results(k)
+                if res:
+                    report(base, path + (k,), k, True, res)
+            if isinstance(v, (str, dict, list)):
+                children.append((v, path, k))
+        # the string values before the first nested object would be popped next: take them here
+        i, n = 0, len(children)
+        while i < n and isinstance(children[i][0], str):
+            if count >= MAX_STRINGS:
+                return out
+            text, _, k = children[i]
+            count += 1
+            res = memo_get(text)
+            if res is None:
+                res = plan.results(text)
+            if res:
+                report(base, path + (k,), text, False, res)
+            i += 1
+        if i < n:
+            stack.extend(reversed(children[i:]) if i else reversed(children))
+    return out
+
+
+_rules_for: tuple[Any, int, frozenset[str]] = (None, -1, frozenset())
+
+
 def _hits(tool: Tool, ctx: Any, rid: str) -> Iterator[Hit]:
+    global _rules_for
     enabled = getattr(getattr(ctx, "settings", None), "enabled", None) or {rid}
-    rules = frozenset(r for r in enabled if r in _RULE_DETECTORS) | {rid}
-    for t, f in _scan_tool(_Same(tool), rules)[rid]:
+    memo = _rules_for
+    if memo[0] is enabled and memo[1] == len(enabled):
+        base = memo[2]
+    else:
+        base = frozenset(r for r in enabled if r in _RULE_DETECTORS)
+        _rules_for = (enabled, len(enabled), base)
+    rules = base if rid in base else base | {rid}
+    found = _tool_results(tool, rules)[rid]
+    if not found:
+        return
+    for t, f in found:
         args: dict[str, Any] = {"where": t.where, "quote": f.quote, "kind": f.kind, "count": f.count}
         if f.severity is not None:
             args["_severity"] = f.severity
@@ -1439,123 +1678,123 @@ def _own_names(tool: Tool) -> frozenset[str]:
 
 @check("TSL501")
 def instruction_override(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL501")
+    return _hits(tool, ctx, "TSL501")
 
 
 @check("TSL502")
 def concealment_instruction(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL502")
+    return _hits(tool, ctx, "TSL502")
 
 
 @check("TSL503")
 def tool_priority_claim(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL503")
+    return _hits(tool, ctx, "TSL503")
 
 
 @check("TSL504")
 def fake_role_markup(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL504")
+    return _hits(tool, ctx, "TSL504")
 
 
 @check("TSL505")
 def tool_shadowing_instruction(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL505")
+    return _hits(tool, ctx, "TSL505")
 
 
 @check("TSL506")
 def context_capture_request(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL506")
+    return _hits(tool, ctx, "TSL506")
 
 
 @check("TSL507")
 def sensitive_file_reference(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL507")
+    return _hits(tool, ctx, "TSL507")
 
 
 # --- hidden content --------------------------------------------------------------------------
 
 @check("TSL510")
 def invisible_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL510")
+    return _hits(tool, ctx, "TSL510")
 
 
 @check("TSL511")
 def bidi_control_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL511")
+    return _hits(tool, ctx, "TSL511")
 
 
 @check("TSL512")
 def unicode_tag_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL512")
+    return _hits(tool, ctx, "TSL512")
 
 
 @check("TSL513")
 def terminal_control_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL513")
+    return _hits(tool, ctx, "TSL513")
 
 
 @check("TSL514")
 def mixed_script_confusable(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL514")
+    return _hits(tool, ctx, "TSL514")
 
 
 @check("TSL515")
 def hidden_html_markup(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL515")
+    return _hits(tool, ctx, "TSL515")
 
 
 @check("TSL516")
 def whitespace_padding(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL516")
+    return _hits(tool, ctx, "TSL516")
 
 
 @check("TSL517")
 def encoded_instructions(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL517")
+    return _hits(tool, ctx, "TSL517")
 
 
 @check("TSL518")
 def markdown_url_with_data(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL518")
+    return _hits(tool, ctx, "TSL518")
 
 
 # --- leaks -----------------------------------------------------------------------------------
 
 @check("TSL520")
 def api_key_in_text(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL520")
+    return _hits(tool, ctx, "TSL520")
 
 
 @check("TSL521")
 def private_key_in_text(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL521")
+    return _hits(tool, ctx, "TSL521")
 
 
 @check("TSL522")
 def credentials_in_url(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL522")
+    return _hits(tool, ctx, "TSL522")
 
 
 @check("TSL523")
 def internal_hostname(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL523")
+    return _hits(tool, ctx, "TSL523")
 
 
 @check("TSL524")
 def private_ip_address(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL524")
+    return _hits(tool, ctx, "TSL524")
 
 
 @check("TSL525")
 def database_table_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL525")
+    return _hits(tool, ctx, "TSL525")
 
 
 @check("TSL526")
 def secret_file_path(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL526")
+    return _hits(tool, ctx, "TSL526")
 
 
 @check("TSL527")
 def internal_policy_text(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    yield from _hits(tool, ctx, "TSL527")
+    return _hits(tool, ctx, "TSL527")
