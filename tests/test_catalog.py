@@ -56,7 +56,7 @@ def test_catalog_matches_registered_checks() -> None:
 
 
 def test_option_schemas_are_valid_and_defaults_validate() -> None:
-    for rid, meta in RULES.items():
+    for meta in RULES.values():
         if meta.options:
             jsonschema.Draft202012Validator.check_schema(meta.options)
             defaults = {k: v["default"] for k, v in meta.options.get("properties", {}).items() if "default" in v}

@@ -248,7 +248,7 @@ class Engine:
         chunk = max(1, len(parallel) // (jobs * 4))
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
             remote = pool.map(_worker_group, parallel, chunksize=chunk)
-            by_key = dict(zip((k for k, _ in parallel), remote))
+            by_key = dict(zip((k for k, _ in parallel), remote, strict=True))
             for key, srcs in items:
                 yield self.process_group(key, srcs) if key in local else by_key[key]
 
