@@ -25,7 +25,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from ..model import Hit, Severity, Tool, join_pointer
 from ..registry import check
@@ -308,26 +308,21 @@ def _trigger_rxs() -> tuple[re.Pattern, ...]:
 
 
 @lru_cache(maxsize=1)
-def _scan_rx() -> tuple[re.Pattern, re.Pattern, dict[str, tuple[int, ...]]]:
-    """(scan for trigger words, the longest trigger word at a position, offsets inside each word
-    where another one may start).
+def _scan_rxs() -> tuple[re.Pattern, re.Pattern, re.Pattern, dict[str, tuple[int, ...]]]:
+    """Patterns for the trigger index of a short text.
 
-    A word whose first character is an ASCII letter or digit must start a word (`\\b`, which is
-    `_word_start` there); the others may start anywhere. The scan finds the longest word at each
-    position it stops at but skips the inside of what it found: the offsets say where, inside a
-    word, another may start (after a non-word character, or at a character that needs no word start).
+    A trigger word whose first character is an ASCII letter or digit must start a word: at the
+    text's start (`word`), or after a non-word character (`after_gap`, which consumes only that
+    character, so no start is skipped). The other words may start anywhere: `other` is scanned for
+    directly, and `inner` gives the offsets inside a found word where another of them may start
+    (the scan resumes after what it found). Each finds the longest word at a position.
     """
     word = {w for w in _ALL_TRIGGERS if w[0].isascii() and w[0].isalnum()}
     other = _ALL_TRIGGERS - word
-    other_first = sorted({w[0] for w in other})
-    scan = re.compile("(?=[" + "".join(re.escape(c) for c in other_first) + "])" + trie_pattern(other) +
-                      r"|\b" + trie_pattern(word))
-
-    def starts(w: str) -> tuple[int, ...]:
-        return tuple(i for i in range(1, len(w)) if w[i] in other_first or (
-            w[i].isascii() and w[i].isalnum() and not (w[i - 1].isalnum() or w[i - 1] == "_")))
-
-    return scan, re.compile(trie_pattern(_ALL_TRIGGERS)), {w: starts(w) for w in _ALL_TRIGGERS}
+    firsts = {w[0] for w in other}
+    inner = {w: tuple(i for i in range(1, len(w)) if w[i] in firsts) for w in other}
+    return (re.compile(trie_pattern(word)), re.compile(r"\W(?=(" + trie_pattern(word) + "))"),
+            re.compile(trie_pattern(other)), inner)
 
 
 def _trigger_index(text: str) -> dict[str, list[int]]:
@@ -347,13 +342,18 @@ _index_last: tuple[str | None, dict[str, list[int]]] = (None, {})
 def _index(text: str) -> dict[str, list[int]]:
     low = views(text)[1]
     index: dict[str, list[int]] = {}
-    if len(low) <= 512:  # short text: one scan for the whole trie beats 100 scans
-        scan, trie, inner = _scan_rx()
-        for m in scan.finditer(low):  # positions come in increasing order, inner ones included
+    if len(low) <= 512:  # short text: two scans for the whole trie beat 100 scans
+        word, after_gap, other, inner = _scan_rxs()
+        m = word.match(low)
+        if m:
+            index[m.group()] = [0]
+        for m in after_gap.finditer(low):
+            index.setdefault(m.group(1), []).append(m.start() + 1)
+        for m in other.finditer(low):  # positions come in increasing order, inner ones included
             w, p = m.group(), m.start()
             index.setdefault(w, []).append(p)
-            for i in inner[w]:  # where another trigger word may start inside this one
-                m2 = trie.match(low, p + i)
+            for i in inner[w]:
+                m2 = other.match(low, p + i)
                 if m2:
                     index.setdefault(m2.group(), []).append(p + i)
         return index
@@ -371,14 +371,16 @@ def trigger_matches(trig: Triggers, rx: re.Pattern, text: str, on: str = "low", 
                     end: int | None = None, must: Triggers | None = None, window: int = 160) -> Iterator[re.Match]:
     """Matches of `rx` in the `on` form of `text` ("low" or "view"), tried only where one of
     `trig`'s words occurs (and, with `must`, where that pattern occurs within `window` after it)."""
+    after = must.positions(text) if must is not None else None
+    if after == []:
+        return
     view, low = views(text)
     target = low if on == "low" else view
     if len(view) != len(low) and on == "view":  # positions of `low` do not map onto `view`: rare, scan it
         positions = [m.start() for m in re.finditer(trie_pattern(set(trig.words)), view, re.IGNORECASE)]
     else:
         positions = trig.positions(text)
-    after = must.positions(text) if must is not None else None
-    if not positions or after == []:
+    if not positions:
         return
     stop = len(target) if end is None else end
     covered = start  # like finditer: no match starts inside the previous one (keeps long runs linear)
@@ -697,9 +699,10 @@ _REDIRECT_TARGET = Triggers(["@", "://", "iban", "0x"])  # an address must follo
 _UNIVERSAL_TRIGGER = Triggers(["all", "every", "any", "each"])
 _ASSERTIVE = re.compile(r"\b(?:always|also|must|should|make\s+sure|ensure|remember|additionally|important|required|"
                         r"mandatory)\b")
+_BROKEN = r"(?:deprecated|broken|disabled|unsafe|compromised|replaced|removed|unavailable|outdated)"
 _DEPRECATED = re.compile(r"(?:tool|function)(?:" + _S + r"[\w.-]{1,30}){0,5}?" + _S + r"(?:is|has" + _S + r"been|was)" + _S +
-                         r"(?:now" + _S + r")?"
-                         r"(?:deprecated|broken|disabled|unsafe|compromised|replaced|removed|unavailable|outdated)\b")
+                         r"(?:now" + _S + r")?" + _BROKEN + r"\b")
+_BROKEN_WORD = re.compile(_BROKEN)  # what every `_DEPRECATED` match ends with
 _NAME_BEFORE_REV = re.compile(r"\s{1,3}[`'\"]?(?P<name>[\w.\-]{2,64})[`'\"]?(?![\w.\-])")
 _USE_THIS = re.compile(r"(?:use|call)" + _S + r"this" + _S + r"(?:tool|one|function)\b")
 _SHADOW_ZH = Alternatives([
@@ -741,8 +744,10 @@ def _shadowing_parts(text: str) -> _Shadowing | None:
         return None
     view, low = views(text)
     src = view if len(view) == len(low) else low
-    context = _SHADOW_CONTEXT.positions(text)
+    context = None
     for m in trigger_matches(_REDIRECT_TRIGGER, _REDIRECT, text, must=_REDIRECT_TARGET, window=120):
+        if context is None:
+            context = _SHADOW_CONTEXT.positions(text)
         i = bisect.bisect_left(context, m.start() - 200)
         if i == len(context) or context[i] >= m.start():
             continue  # no trigger (`when ... is used`) nor insistence (`always`) before it
@@ -757,7 +762,7 @@ def _shadowing_parts(text: str) -> _Shadowing | None:
     if m:
         return _Shadowing(Found(quote(src, m.start(), m.end()), "shadowing"), (), None)
     claims = []
-    for m in _DEPRECATED.finditer(low):
+    for m in (_DEPRECATED.finditer(low) if _BROKEN_WORD.search(low) else ()):
         span = match_before(_NAME_BEFORE_REV, src, m.start(), 70)
         name = src[span[0]:span[1]].strip("`'\"") if span else ""
         if name and not name[0].isdigit() and name.lower() not in ("this", "that", "the", "old", "previous") \
@@ -1017,11 +1022,12 @@ _VSPACE_RUN = re.compile(r"\n[ \t\r\n\u00a0\u3000]{7,}")
 
 def detect_padding(text: str) -> Found | None:
     """A long run of spaces or blank lines with more text after it: pushed out of a reviewer's view."""
-    for m in _HSPACE_RUN.finditer(text):
+    # in ASCII text a run of spaces and tabs holds two spaces or a tab; a run of blank lines, a newline
+    for m in (_HSPACE_RUN.finditer(text) if "  " in text or "\t" in text or not text.isascii() else ()):
         rest = text[m.end(): m.end() + 1]
         if rest and not rest.isspace():
             return Found(quote(text, m.end(), min(len(text), m.end() + 50), pad=0), f"{m.end() - m.start()} spaces")
-    for m in _VSPACE_RUN.finditer(text):
+    for m in (_VSPACE_RUN.finditer(text) if "\n" in text else ()):
         rest = text[m.end(): m.end() + 1]
         lines = m.group().count("\n")
         if lines >= 8 and rest and not rest.isspace():
@@ -1196,7 +1202,7 @@ def _key_ok(m: re.Match) -> bool:
 def detect_api_key(text: str) -> Found | None:
     """API keys and tokens in the formats of common providers (masked in the message)."""
     found = []
-    for m, kind, sev in _KEYS.matches(text):
+    for m, kind, sev in (_KEYS.matches(text) if _KEYS.possible(text) else ()):
         if not _key_ok(m):
             continue
         if _looks_placeholder(m.group()):
@@ -1284,6 +1290,7 @@ def detect_internal_host(text: str) -> Found | None:
 
 
 _IPV4 = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
+_DOT_DIGIT = re.compile(r"\.\d")  # in every address
 _EXAMPLE_CUE = re.compile(r"(?:e\.g\.|eg\.|for\s+example|for\s+instance|such\s+as|like|example|i\.e\.|format|range|"
                           r"ranges|blocks?|private|reserved|rfc\s*1918)[\s:,(\"'`]*$")
 _IPV6_LOCAL = re.compile(r"(?:fd[0-9a-f]{2}|fe80):(?::?[0-9a-f]{1,4}){1,7}")
@@ -1295,7 +1302,7 @@ _VERSION_BEFORE = re.compile(r"v(?:ersion)?\s?$", re.IGNORECASE)
 def detect_private_ip(text: str) -> Found | None:
     """Private (RFC 1918), shared, link-local and cloud-metadata addresses."""
     found = []
-    for m in (_IPV4.finditer(text) if "." in text else ()):  # an address has dots
+    for m in (_IPV4.finditer(text) if _DOT_DIGIT.search(text) else ()):
         s, before, after = m.group(), text[max(0, m.start() - 1): m.start()], text[m.end(): m.end() + 2]
         if (before and (before.isalnum() or before == ".")) or (after[:1].isalnum()) or \
                 (after[:1] == "." and after[1:2].isdigit()):
@@ -1392,6 +1399,7 @@ _SECRET_PATH_MARK = re.compile("|".join(  # flat alternatives, each opening with
        ("credentials", "secrets", "secret", r"service[-_]?account[\w-]{0,40}", "serviceaccount[\\w-]{0,40}",
         "client_secrets", "client_secret", "keyfile", "master")]
     + [sep + r"(?:secrets?|private|credentials|keys|certs)[/\\]" for sep in ("/", r"\\")]))
+_SECRET_PATH_DOT = re.compile(r"\.[pkjytei]")  # each alternative above holds a slash, a backslash or one of these
 _NOT_PATH = re.compile(r"[^\w\-./\\:~$%{}]")
 _PATH_AFTER = re.compile(r"[\w\-./\\:~$%{}]*")
 _KEY_EXT = re.compile(r"\.(?:pem|key|p12|pfx|jks|keystore|ppk|kdbx)$")
@@ -1400,6 +1408,8 @@ _KEY_EXT = re.compile(r"\.(?:pem|key|p12|pfx|jks|keystore|ppk|kdbx)$")
 def detect_secret_path(text: str) -> Found | None:
     """Server-side paths to keys and secrets (the user's home-directory credentials are TSL507's)."""
     low = text.lower() if text.isascii() else views(text)[1]
+    if "/" not in low and "\\" not in low and not _SECRET_PATH_DOT.search(low):
+        return None
     src = text if len(text) == len(low) else low
     covered = 0
     for m in _SECRET_PATH_MARK.finditer(low):
@@ -1547,11 +1557,8 @@ _last_scan: tuple[Any, Any, dict[str, list[tuple[Text, Found]]]] = (None, None, 
 
 
 def _tool_results(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found]]]:
-    """`_scan_tool`, with the tool the previous rule asked about answered without a cache lookup."""
+    """`_scan_tool`, remembering the last answer: the other rules ask about the same tool next."""
     global _last_scan
-    last = _last_scan
-    if last[0] is tool and last[1] is rules:
-        return last[2]
     out = _scan_tool(_Same(tool), rules)
     _last_scan = (tool, rules, out)
     return out
@@ -1562,10 +1569,11 @@ _ROOT = object()  # stack entry of the walk's root: its path is the parent path 
 
 def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found]]]:
     """`tool_strings` walked inline (same strings, same order, same bounds), each string looked up in
-    the plan's memo; a `Text` and its path are only built for a string that something was found in."""
+    the plan's memo; a `Text` and its path are only built for a string that something was found in.
+    Rules that found nothing have no entry."""
     plan = _plan(rules)
-    memo_get = plan.memo.get
-    out: dict[str, list[tuple[Text, Found]]] = {rid: [] for rid in rules}
+    memo_get, results = plan.memo.get, plan.results
+    out: dict[str, list[tuple[Text, Found]]] = {}
     own: list[frozenset[str]] = []
 
     def report(base: str, path: tuple[str | int, ...], text: str, key: bool, res: tuple[tuple[str, Any], ...]) -> None:
@@ -1581,7 +1589,7 @@ def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found
                 f = Found(r[0], r[1], None if t.ident else WARNING)
             else:
                 f = r
-            out[rid].append((t, f))
+            out.setdefault(rid, []).append((t, f))
 
     raw, base = tool.raw, tool.pointer
     if tool.dialect == "openai-chat" and isinstance(raw, dict) and isinstance(raw.get("function"), dict) \
@@ -1592,39 +1600,43 @@ def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found
             text = tool.name
             res = memo_get(text)
             if res is None:
-                res = plan.results(text)
+                res = results(text)
             if res:
                 report(tool.ptr("name"), (), text, False, res)
         return out
     seen: set[int] = set()
-    stack: list[tuple[Any, tuple[str | int, ...], Any]] = [(raw, (), _ROOT)]
+    stack: list[tuple[Any, tuple[str | int, ...], Any]] = [(raw, (), _ROOT)]  # (node, parent path, token)
     count = 0
     limit = 2 * MAX_DEPTH
+    walked = (str, dict, list)
     while stack and count < MAX_STRINGS:
         node, parent, tok = stack.pop()
         if isinstance(node, str):
             count += 1
             res = memo_get(node)
             if res is None:
-                res = plan.results(node)
+                res = results(node)
             if res:
                 report(base, parent if tok is _ROOT else parent + (tok,), node, False, res)
             continue
         path = parent if tok is _ROOT else parent + (tok,)
-        if not isinstance(node, (dict, list)) or id(node) in seen or len(path) > limit:
+        if id(node) in seen or len(path) > limit:  # only strings, dicts and lists are stacked
             continue
         seen.add(id(node))
-        children = []
-        for k, v in (node.items() if isinstance(node, dict) else enumerate(node)):
-            if isinstance(k, str):
-                count += 1
-                res = memo_get(k)
-                if res is None:
-                    res = plan.results(k)
-                if res:
-                    report(base, path + (k,), k, True, res)
-            if isinstance(v, (str, dict, list)):
-                children.append((v, path, k))
+        if isinstance(node, dict):
+            children = []
+            for k, v in node.items():
+                if isinstance(k, str):
+                    count += 1
+                    res = memo_get(k)
+                    if res is None:
+                        res = results(k)
+                    if res:
+                        report(base, path + (k,), k, True, res)
+                if isinstance(v, walked):
+                    children.append((v, path, k))
+        else:
+            children = [(v, path, i) for i, v in enumerate(node) if isinstance(v, walked)]
         # the string values before the first nested object would be popped next: take them here
         i, n = 0, len(children)
         while i < n and isinstance(children[i][0], str):
@@ -1634,7 +1646,7 @@ def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found
             count += 1
             res = memo_get(text)
             if res is None:
-                res = plan.results(text)
+                res = results(text)
             if res:
                 report(base, path + (k,), text, False, res)
             i += 1
@@ -1646,7 +1658,9 @@ def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found
 _rules_for: tuple[Any, int, frozenset[str]] = (None, -1, frozenset())
 
 
-def _hits(tool: Tool, ctx: Any, rid: str) -> Iterator[Hit]:
+def _hits(tool: Tool, ctx: Any, rid: str) -> Iterable[Hit]:
+    """The findings of rule `rid` on `tool`. The first rule asking about a tool scans it when its
+    hits are read; the others read what that scan found."""
     global _rules_for
     enabled = getattr(getattr(ctx, "settings", None), "enabled", None) or {rid}
     memo = _rules_for
@@ -1656,9 +1670,20 @@ def _hits(tool: Tool, ctx: Any, rid: str) -> Iterator[Hit]:
         base = frozenset(r for r in enabled if r in _RULE_DETECTORS)
         _rules_for = (enabled, len(enabled), base)
     rules = base if rid in base else base | {rid}
-    found = _tool_results(tool, rules)[rid]
-    if not found:
-        return
+    last = _last_scan
+    if last[0] is tool and last[1] is rules:
+        found = last[2].get(rid)
+        return _to_hits(found, ctx) if found else ()
+    return _scan_hits(tool, ctx, rid, rules)
+
+
+def _scan_hits(tool: Tool, ctx: Any, rid: str, rules: frozenset[str]) -> Iterator[Hit]:
+    found = _tool_results(tool, rules).get(rid)
+    if found:
+        yield from _to_hits(found, ctx)
+
+
+def _to_hits(found: list[tuple[Text, Found]], ctx: Any) -> Iterator[Hit]:
     for t, f in found:
         args: dict[str, Any] = {"where": t.where, "quote": f.quote, "kind": f.kind, "count": f.count}
         if f.severity is not None:
@@ -1677,124 +1702,124 @@ def _own_names(tool: Tool) -> frozenset[str]:
 # --- injection -------------------------------------------------------------------------------
 
 @check("TSL501")
-def instruction_override(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def instruction_override(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL501")
 
 
 @check("TSL502")
-def concealment_instruction(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def concealment_instruction(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL502")
 
 
 @check("TSL503")
-def tool_priority_claim(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def tool_priority_claim(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL503")
 
 
 @check("TSL504")
-def fake_role_markup(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def fake_role_markup(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL504")
 
 
 @check("TSL505")
-def tool_shadowing_instruction(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def tool_shadowing_instruction(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL505")
 
 
 @check("TSL506")
-def context_capture_request(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def context_capture_request(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL506")
 
 
 @check("TSL507")
-def sensitive_file_reference(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def sensitive_file_reference(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL507")
 
 
 # --- hidden content --------------------------------------------------------------------------
 
 @check("TSL510")
-def invisible_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def invisible_characters(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL510")
 
 
 @check("TSL511")
-def bidi_control_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def bidi_control_characters(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL511")
 
 
 @check("TSL512")
-def unicode_tag_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def unicode_tag_characters(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL512")
 
 
 @check("TSL513")
-def terminal_control_characters(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def terminal_control_characters(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL513")
 
 
 @check("TSL514")
-def mixed_script_confusable(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def mixed_script_confusable(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL514")
 
 
 @check("TSL515")
-def hidden_html_markup(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def hidden_html_markup(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL515")
 
 
 @check("TSL516")
-def whitespace_padding(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def whitespace_padding(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL516")
 
 
 @check("TSL517")
-def encoded_instructions(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def encoded_instructions(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL517")
 
 
 @check("TSL518")
-def markdown_url_with_data(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def markdown_url_with_data(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL518")
 
 
 # --- leaks -----------------------------------------------------------------------------------
 
 @check("TSL520")
-def api_key_in_text(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def api_key_in_text(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL520")
 
 
 @check("TSL521")
-def private_key_in_text(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def private_key_in_text(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL521")
 
 
 @check("TSL522")
-def credentials_in_url(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def credentials_in_url(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL522")
 
 
 @check("TSL523")
-def internal_hostname(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def internal_hostname(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL523")
 
 
 @check("TSL524")
-def private_ip_address(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def private_ip_address(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL524")
 
 
 @check("TSL525")
-def database_table_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def database_table_name(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL525")
 
 
 @check("TSL526")
-def secret_file_path(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def secret_file_path(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL526")
 
 
 @check("TSL527")
-def internal_policy_text(tool: Tool, ctx: Any) -> Iterator[Hit]:
+def internal_policy_text(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL527")
