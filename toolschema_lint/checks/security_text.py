@@ -3,7 +3,9 @@
 Every string of a tool that a model may read is scanned: name, title, descriptions, enum values,
 defaults, examples, output schema, annotations, `_meta`, and object keys. `tool_strings` walks them
 once with their pointers; each rule runs its own detector over each string and reports at most one
-finding per string (the most severe match), quoting a short span around it.
+finding per string (the most severe match), quoting a short span around it. What a detector finds
+depends on the string alone, so a run scans each distinct string once (`_Plan`): tools repeat
+their descriptions, keys and enum values.
 
 All patterns run on attacker-controlled text and must stay linear on megabyte strings: no nested
 unbounded quantifiers, no lookaround after an unbounded run, gaps between words bounded. Where a
