@@ -153,18 +153,24 @@ class Found:
 SMALL = 65_536  # strings shorter than this are memoised generously: every rule asks for the same ones
 
 
-def views(text: str) -> tuple[str, str]:
-    """(view, low) of `text`, memoised (see `_views`); the string asked about last is answered first."""
-    global _views_last
-    last = _views_last
-    if last[0] is text:
-        return last[1]
-    out = _views_small(text) if len(text) < SMALL else _views_large(text)
-    _views_last = (text, out)
-    return out
+class _StringMemo:
+    """A function of one string, memoised: the string asked about last is answered first, then an
+    LRU cache (generous for short strings, which every rule asks about; small for huge ones)."""
 
+    __slots__ = ("small", "large", "last")
 
-_views_last: tuple[str | None, tuple[str, str]] = (None, ("", ""))
+    def __init__(self, fn: Any):
+        self.small = lru_cache(maxsize=8192)(fn)
+        self.large = lru_cache(maxsize=4)(fn)
+        self.last: tuple[str | None, Any] = (None, None)
+
+    def __call__(self, text: str) -> Any:
+        last = self.last
+        if last[0] is text:
+            return last[1]
+        out = self.small(text) if len(text) < SMALL else self.large(text)
+        self.last = (text, out)
+        return out
 
 
 def _views(text: str) -> tuple[str, str]:
@@ -178,8 +184,7 @@ def _views(text: str) -> tuple[str, str]:
     return view, view.lower()
 
 
-_views_small = lru_cache(maxsize=8192)(_views)
-_views_large = lru_cache(maxsize=4)(_views)
+views = _StringMemo(_views)  # (view, low) of a string
 
 
 _WS_RUN = re.compile(r"\s+")
@@ -327,20 +332,6 @@ def _scan_rxs() -> tuple[re.Pattern, re.Pattern, re.Pattern, dict[str, tuple[int
             re.compile(trie_pattern(other)), inner)
 
 
-def _trigger_index(text: str) -> dict[str, list[int]]:
-    """Trigger word -> positions in the lower-case view of `text`, memoised like `views`."""
-    global _index_last
-    last = _index_last
-    if last[0] is text:
-        return last[1]
-    out = _index_small(text) if len(text) < SMALL else _index_large(text)
-    _index_last = (text, out)
-    return out
-
-
-_index_last: tuple[str | None, dict[str, list[int]]] = (None, {})
-
-
 def _index(text: str) -> dict[str, list[int]]:
     low = views(text)[1]
     index: dict[str, list[int]] = {}
@@ -365,8 +356,7 @@ def _index(text: str) -> dict[str, list[int]]:
     return index
 
 
-_index_small = lru_cache(maxsize=8192)(_index)
-_index_large = lru_cache(maxsize=4)(_index)
+_trigger_index = _StringMemo(_index)  # trigger word -> positions in the lower-case view of a string
 
 
 def trigger_matches(trig: Triggers, rx: re.Pattern, text: str, on: str = "low", start: int = 0,
