@@ -247,6 +247,15 @@ def param_label(path: tuple, name: Any = None) -> str:
     return label or "(root)"
 
 
+def _typed_nodes(tool: Tool) -> Iterator[tuple[str, tuple, dict, set[str]]]:
+    """(field, path, node, types) for every (sub)schema whose declared types are all JSON Schema types."""
+    for field, schema in _schemas(tool):
+        for path, node in walk(schema):
+            types = _types(node)
+            if types and types <= SIMPLE_TYPES:
+                yield field, path, node, types
+
+
 def _types(node: dict) -> set[str] | None:
     """Declared types as a set, None when `type` is absent or not a string / list of strings."""
     t = node.get("type")
@@ -571,20 +580,16 @@ def unknown_type_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 @check("TSL113")
 def enum_type_mismatch(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    for field, schema in _schemas(tool):
-        for path, node in walk(schema):
-            types = _types(node)
-            if not types or not types <= SIMPLE_TYPES:
-                continue
-            if node.get("nullable") is True:
-                types = types | {"null"}
-            values = node.get("enum")
-            cases = list(enumerate(values))[:1000] if isinstance(values, list) else []
-            for i, value in cases:
-                if not _has_type(value, types):
-                    yield ctx.at(tool, field, *path, "enum", i, value=_show(value), type="/".join(sorted(types)))
-            if "const" in node and not _has_type(node["const"], types):
-                yield ctx.at(tool, field, *path, "const", value=_show(node["const"]), type="/".join(sorted(types)))
+    for field, path, node, types in _typed_nodes(tool):
+        if node.get("nullable") is True:
+            types = types | {"null"}
+        values = node.get("enum")
+        cases = list(enumerate(values))[:1000] if isinstance(values, list) else []
+        for i, value in cases:
+            if not _has_type(value, types):
+                yield ctx.at(tool, field, *path, "enum", i, value=_show(value), type="/".join(sorted(types)))
+        if "const" in node and not _has_type(node["const"], types):
+            yield ctx.at(tool, field, *path, "const", value=_show(node["const"]), type="/".join(sorted(types)))
 
 
 @check("TSL114")
@@ -786,13 +791,9 @@ _KEYWORD_TYPE = {kw: t for t, kws in _TYPE_KEYWORDS.items() for kw in kws}
 
 @check("TSL125")
 def inapplicable_keyword(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    for field, schema in _schemas(tool):
-        for path, node in walk(schema):
-            types = _types(node)
-            if not types or not types <= SIMPLE_TYPES:
-                continue
-            applicable = {"number" if t == "integer" else t for t in types}
-            for key, value in node.items():
-                owner = _KEYWORD_TYPE.get(key)
-                if owner and owner not in applicable and not (key == "required" and isinstance(value, bool)):
-                    yield ctx.at(tool, field, *path, key, keyword=key, type="/".join(sorted(types)))
+    for field, path, node, types in _typed_nodes(tool):
+        applicable = {"number" if t == "integer" else t for t in types}
+        for key, value in node.items():
+            owner = _KEYWORD_TYPE.get(key)
+            if owner and owner not in applicable and not (key == "required" and isinstance(value, bool)):
+                yield ctx.at(tool, field, *path, key, keyword=key, type="/".join(sorted(types)))
