@@ -195,6 +195,8 @@ class Engine:
             ctx.server = server
             if server.documents:
                 self._emit_multi(findings, spec.rule_id, spec.fn(server, ctx), server.documents[0])
+        for tool in server.tools:
+            tool.memo.clear()  # shared analyses (`per_tool`) serve this server's checks only
         for doc in server.documents:
             doc.release()  # the index is rebuilt on demand if a cross-server finding needs it
         out.tools = len(server.tools)

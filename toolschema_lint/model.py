@@ -10,7 +10,9 @@ import json
 from dataclasses import dataclass, field
 from functools import partial
 from enum import IntEnum
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
 
 
 class Severity(IntEnum):
@@ -129,6 +131,7 @@ class Tool:
     examples: list["Example"] = field(default_factory=list)
     has_production_metadata: bool = False
     field_docs: dict[str, "Document"] = field(default_factory=dict, repr=False)  # fields from companion files
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)  # see `per_tool`
 
     @property
     def display_name(self) -> str:
@@ -147,6 +150,27 @@ class Tool:
             if base is None:
                 return self.pointer
         return join_pointer(base, *tokens)
+
+
+def per_tool(fn: Callable[[Tool], T]) -> Callable[[Tool], T]:
+    """Memoise an analysis of a tool that several checks share (its parameter kinds, its capabilities).
+
+    A tool does not change once loaded, so the answer is kept on the tool itself until the engine
+    has run every check on its server. The result is shared: callers must not mutate it.
+    """
+
+    def cached(tool: Tool) -> T:
+        memo = tool.memo
+        try:
+            return memo[fn]
+        except KeyError:
+            out = memo[fn] = fn(tool)
+            return out
+
+    cached.__wrapped__ = fn  # type: ignore[attr-defined]
+    cached.__name__ = fn.__name__
+    cached.__doc__ = fn.__doc__
+    return cached
 
 
 @dataclass(slots=True)

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..model import Hit, Server, Severity, Tool
+from ..model import Hit, Server, Severity, Tool, per_tool
 from ..registry import check
 from ._schema_walk import object_schemas, properties
 
@@ -29,17 +30,25 @@ _SPLIT = re.compile(r"[^0-9A-Za-z\u00c0-\uffff]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z
 _MAX_TEXT = 100_000
 
 
-def words(name: Any, limit: int = 256) -> list[str]:
+def words(name: Any, limit: int = 256) -> tuple[str, ...]:
     """`isAdmin`, `is_admin`, `is-admin`, `HTMLBody` -> lower-case words (of the first `limit` characters)."""
     if not isinstance(name, str):
-        return []
-    return [w.lower() for w in _SPLIT.split(name[:limit]) if w]
+        return ()
+    return _name_words(name[:limit]) if limit <= 256 else _split_words(name[:limit])
+
+
+def _split_words(text: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in _SPLIT.split(text) if w)
+
+
+_name_words = lru_cache(maxsize=16384)(_split_words)  # parameter names repeat across tools and rules
 
 
 def _text(value: Any) -> str:
     return value[:_MAX_TEXT] if isinstance(value, str) else ""
 
 
+@per_tool
 def tool_text(tool: Tool) -> str:
     """Name words, title and description: what the model reads to pick the tool."""
     return " ".join((" ".join(words(tool.name)), _text(tool.title), _text(tool.description)))
@@ -181,12 +190,22 @@ def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str,
     return None
 
 
-def _kinds(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str, dict, str]]:
+@per_tool
+def tool_params(tool: Tool) -> tuple[tuple[tuple[str | int, ...], str, Any, dict], ...]:
+    """`params` of the tool's input schema, walked once for every check that asks."""
+    return tuple(params(tool.input_schema))
+
+
+@per_tool
+def _kinds(tool: Tool) -> tuple[tuple[tuple[str | int, ...], str, dict, str], ...]:
+    """(pointer tokens, name, string leaf, kind) of each dangerous parameter of the tool."""
     ttext, verbs = tool_text(tool), action_words(tool.name)
-    for path, name, sub, parent in params(tool.input_schema):
+    out = []
+    for path, name, sub, parent in tool_params(tool):
         kind = param_kind(name, sub, properties(parent), ttext, verbs)
         if kind:
-            yield path, name, string_leaf(sub) or {}, kind
+            out.append((path, name, string_leaf(sub) or {}, kind))
+    return tuple(out)
 
 
 def host_pinned(leaf: dict) -> bool:
@@ -323,7 +342,7 @@ _PERMISSION_WHY = {
 
 @check("TSL550")
 def self_asserted_permission_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    for path, name, sub, parent in params(tool.input_schema):
+    for path, name, sub, parent in tool_params(tool):
         kind = permission_kind(name, sub, properties(parent))
         if kind:
             quiet = kind in ("force", "transport") or (kind == "authority" and _FILTER_DESC.search(_desc(sub)))
@@ -348,7 +367,7 @@ _CALLER_DESC = re.compile(
 
 @check("TSL551")
 def caller_identity_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    for path, name, sub, _parent in params(tool.input_schema):
+    for path, name, sub, _parent in tool_params(tool):
         joined = "_".join(words(name))
         if not isinstance(sub, dict) or "const" in sub:
             continue
@@ -374,9 +393,10 @@ _READS = re.compile(r"\b(?:attach\w*|contents?\s+of|reads?|collects?|gathers?|ex
 _NOT_RECIPIENT = {"date", "date-time", "time", "uri", "url"}
 
 
+@per_tool
 def reads_data(tool: Tool) -> bool:
     """The tool also takes local data in (files, queries, conversation), so a sink can carry it out."""
-    names = {"_".join(words(n)) for _p, n, _s, _o in params(tool.input_schema)}
+    names = {"_".join(words(n)) for _p, n, _s, _o in tool_params(tool)}
     return bool(names & _READ_PARAMS) or bool(_READS.search(_text(tool.description)))
 
 
@@ -396,7 +416,7 @@ def weight(tool: Tool, gate: bool = True) -> tuple[str, dict]:
 @check("TSL555")
 def arbitrary_recipient_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     sends = "send" in capabilities(tool)
-    for path, name, sub, _parent in params(tool.input_schema):
+    for path, name, sub, _parent in tool_params(tool):
         joined, leaf = "_".join(words(name)), string_leaf(sub)
         if leaf is None or real_pattern(leaf.get("pattern")) or leaf.get("format") in _NOT_RECIPIENT:
             continue
@@ -521,7 +541,8 @@ def action_words(name: Any) -> list[str]:
     return ws
 
 
-def capabilities(tool: Tool) -> set[str]:
+@per_tool
+def capabilities(tool: Tool) -> frozenset[str]:
     """delete | pay | send | execute, from the name's verbs and unambiguous description phrases."""
     ws = action_words(tool.name)
     caps: set[str] = set()
@@ -535,7 +556,7 @@ def capabilities(tool: Tool) -> set[str]:
             caps.add("execute")  # `run_command`, `run_python`; not `run_monitor`, `git_checkout`
         if wset & _NOT_EXEC:
             caps.discard("execute")  # `run_query`, `run_tests`: bounded jobs, not arbitrary execution
-        names = {"_".join(words(n)) for _p, n, _s, _o in params(tool.input_schema)}
+        names = {"_".join(words(n)) for _p, n, _s, _o in tool_params(tool)}
         if "transfer" in wset and names & _AMOUNT:
             caps.add("pay")
         if "send" in caps and not wset & _SEND_ALWAYS and not _verb_at(ws, _CAP_WORDS["send"] - {"forward"}) and not (
@@ -543,7 +564,7 @@ def capabilities(tool: Tool) -> set[str]:
             caps.discard("send")  # `update_email_settings`, `create_post`, `port_forward`: no message leaves
     desc = _text(tool.description)
     caps |= {cap for cap, rx in _CAP_DESC.items() if rx.search(desc)}
-    return caps
+    return frozenset(caps)
 
 
 def _flat_keys(node: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:
@@ -556,6 +577,7 @@ def _flat_keys(node: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:
             yield from _flat_keys(v, depth + 1)
 
 
+@per_tool
 def approval_signal(tool: Tool) -> bool | None:
     """True if metadata asks for approval, False if it explicitly waives it, None if it says nothing."""
     found = None
@@ -572,7 +594,7 @@ def _annotations(tool: Tool) -> dict:
     return tool.annotations if isinstance(tool.annotations, dict) else {}
 
 
-def braked(tool: Tool, caps: set[str] | None = None) -> bool:
+def braked(tool: Tool, caps: frozenset[str] | None = None) -> bool:
     """Whether the tool declares it needs care: destructive, approval required, or (for sending) not read-only."""
     ann = _annotations(tool)
     if ann.get("destructiveHint") is True or approval_signal(tool) is True:
@@ -583,7 +605,7 @@ def braked(tool: Tool, caps: set[str] | None = None) -> bool:
     return False
 
 
-def marked_safe(tool: Tool, caps: set[str]) -> tuple[str, tuple[str, ...]] | None:
+def marked_safe(tool: Tool, caps: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:
     """The explicit claim that disarms a client's brake on a risky tool: (claim, pointer tokens)."""
     ann = _annotations(tool)
     if ann.get("readOnlyHint") is True:
