@@ -27,6 +27,27 @@ def _settings(**kw):
     return resolve(Settings(**kw))
 
 
+def test_json_streamed_matches_one_shot_encoding(result) -> None:
+    """The JSON report is written in chunks, yet it is exactly what one `dumps_safe(indent=2)` gives."""
+    from dataclasses import replace
+
+    from toolschema_lint.text import dumps_safe
+
+    hostile = replace(result.findings[0], message='q"\\ \u202e\u200b\x1b[31m é \U0001f600 \ttab', tool=None, tags=())
+    quiet = replace(result.findings[1], suppressed="baseline \u2066x")
+    result.findings[:2] = [hostile, quiet]
+    chunks = list(REPORTERS["json"](result, _settings()))
+    text = "".join(chunks)
+    assert text == dumps_safe(json.loads(text), indent=2) + "\n"
+    assert "\\u202e" in text and "\u202e" not in text  # invisible characters stay escaped
+    finding = json.loads(text)["findings"][0]
+    assert finding["message"].startswith('q"\\ \u202e') and finding["tool"] is None and finding["tags"] == []
+    assert json.loads(text)["findings"][1]["suppressed"] == "baseline \u2066x"
+    result.findings[:] = []
+    empty = "".join(REPORTERS["json"](result, _settings()))
+    assert json.loads(empty)["findings"] == [] and empty == dumps_safe(json.loads(empty), indent=2) + "\n"
+
+
 def test_sarif_validates_against_official_schema(result) -> None:
     log = json.loads(REPORTERS["sarif"](result, _settings()))
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
@@ -64,7 +85,7 @@ def test_sarif_fingerprints_are_stable_when_lines_shift(tmp_path, monkeypatch) -
 
 
 def test_json_contract(result) -> None:
-    out = json.loads(REPORTERS["json"](result, _settings()))
+    out = json.loads("".join(REPORTERS["json"](result, _settings())))
     assert set(out) >= {"version", "findings", "summary"}
     assert set(out["summary"]) >= {"files", "tools", "findings", "by_severity"}
     assert out["summary"]["tools"] == 3

@@ -7,7 +7,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import click
 
@@ -88,11 +88,15 @@ def load_settings(config: str | None, cli_values: dict[str, Any]) -> Settings:
     return resolve(settings)
 
 
-def emit(text: str, output: str | None) -> None:
+def emit(text: str | Iterable[str], output: str | None) -> None:
+    """Write a report (a string, or chunks of one) to `output` or stdout."""
+    chunks = [text] if isinstance(text, str) else text
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.writelines(chunks)
     else:
-        click.echo(text, nl=False)
+        for chunk in chunks:
+            click.echo(chunk, nl=False)
 
 
 def exit_code(result: RunResult, settings: Settings) -> int:

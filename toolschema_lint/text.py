@@ -64,4 +64,9 @@ def dumps_safe(obj: Any, **kw: Any) -> str:
 
     The data is unchanged (a JSON parser reads the same strings back).
     """
-    return _INVISIBLE.sub(_json_escape, json.dumps(obj, ensure_ascii=False, **kw))
+    return escape_invisible(json.dumps(obj, ensure_ascii=False, **kw))
+
+
+def escape_invisible(json_text: str) -> str:
+    """`dumps_safe`'s escaping of invisible and bidi characters, for JSON text encoded in pieces."""
+    return _INVISIBLE.sub(_json_escape, json_text)

@@ -1,4 +1,4 @@
-"""Reporters: each a pure function (run result, settings) -> text. The registry feeds `--format`."""
+"""Reporters: each a pure function (run result, settings) -> text, or chunks of text. The registry feeds `--format`."""
 
 from __future__ import annotations
 

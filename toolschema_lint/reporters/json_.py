@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from typing import Any, Iterator
 
 from .. import __version__
-from ..text import dumps_safe
+from ..text import dumps_safe, escape_invisible
 from ..model import Finding, Severity
 
 SCHEMA_VERSION = 1
@@ -46,12 +48,58 @@ def summary(result: Any) -> dict[str, Any]:
     return out
 
 
-def render(result: Any, settings: Any) -> str:
+def render(result: Any, settings: Any) -> Iterator[str]:
+    """The report as chunks of text, byte for byte what `json.dumps(report, indent=2)` would write.
+
+    Findings are encoded one at a time, so a run with tens of thousands of them never holds the
+    whole report (or a dict per finding) in memory at once.
+    """
+    findings = result.findings
     doc = {
         "version": __version__,
         "schema_version": SCHEMA_VERSION,
-        "findings": [finding_dict(f) for f in result.findings],
+        "findings": [_MARK] if findings else [],
         "summary": summary(result),
         "errors": list(getattr(result, "errors", [])),  # sources that could not be read (exit code 2)
     }
-    return dumps_safe(doc, indent=2) + "\n"
+    text = dumps_safe(doc, indent=2) + "\n"
+    if not findings:
+        yield text
+        return
+    head, tail = text.split(_MARK_LINE, 1)
+    yield head
+    batch: list[str] = []
+    for i, f in enumerate(findings):
+        batch.append(_finding_text(f) if i == 0 else ",\n" + _finding_text(f))
+        if len(batch) >= 512:
+            yield escape_invisible("".join(batch))
+            batch = []
+    batch.append(tail)
+    yield escape_invisible("".join(batch))
+
+
+_MARK = "\x00findings\x00"
+_MARK_LINE = '    "\\u0000findings\\u0000"'
+_PAD = "\n      "
+
+
+def _scalar(v: Any) -> str:
+    if isinstance(v, str):
+        return encode_basestring(v)
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return json.dumps(v)
+
+
+def _finding_text(f: Finding) -> str:
+    """One finding as `json.dumps` with indent 2 writes it at the depth of the findings array."""
+    parts = []
+    for key, value in finding_dict(f).items():
+        if isinstance(value, list):
+            value = "[" + ",".join(_PAD + "  " + _scalar(v) for v in value) + _PAD + "]" if value else "[]"
+        else:
+            value = _scalar(value)
+        parts.append(f'"{key}": {value}')
+    return "    {" + _PAD + ("," + _PAD).join(parts) + "\n    }"
