@@ -48,3 +48,22 @@ def test_baseline_written_sequentially_matches_a_parallel_run(tmp_path: Path, mo
     assert res.exit_code == 0, res.output
     assert out["summary"]["baseline"]["new"] == 0 and out["summary"]["baseline"]["stale"] == 0
     assert out["summary"]["baseline"]["matched"] == out["summary"]["suppressed"] > 0
+
+
+def test_shed_tools_still_serve_cross_server_and_result_checks(tmp_path: Path) -> None:
+    """Definitions are let go after their server's checks; cross-server rules see slim copies, and
+    result rules reload the files, in one process and in workers alike."""
+    tool = {"name": "lookup", "description": "Look up one record by its id.",
+            "inputSchema": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"],
+                            "additionalProperties": False}}
+    for i in range(3):
+        (tmp_path / f"s{i}.json").write_text(json.dumps({"tools": [tool]}, indent=2))
+    (tmp_path / "calls.jsonl").write_text(json.dumps({"tool": "lookup", "arguments": {"id": "seven"},
+                                                      "result": {"content": [{"type": "text", "text": "ok"}]}}) + "\n")
+    for jobs in (1, 2):
+        result = run_rules([tmp_path], select=["TSL570", "TSL758"], jobs=jobs)
+        assert {f.rule_id for f in result.findings} == {"TSL570", "TSL758"}, jobs
+        assert all(s.slim and all(t.input_schema is None for t in s.tools) for s in result.servers if s.tools)
+        kept = run_rules([tmp_path], select=["TSL570", "TSL758"], jobs=jobs, keep_tools=True)
+        assert _key(kept) == _key(result)
+        assert all(not s.slim for s in kept.servers)

@@ -154,9 +154,12 @@ class Engine:
                 if f is not None and not self._suppressed(f):
                     out.append(f)
         except RecursionError:
-            f = self.finding("TSL008", Hit(pointer=tool.pointer if tool else "", args={"detail": f"{rule_id} gave up on nesting"}), doc, tool)
-            if f is not None:
-                out.append(f)
+            self._gave_up(out, rule_id, doc, tool)
+
+    def _gave_up(self, out: list[Finding], rule_id: str, doc: Document, tool: Tool | None) -> None:
+        f = self.finding("TSL008", Hit(pointer=tool.pointer if tool else "", args={"detail": f"{rule_id} gave up on nesting"}), doc, tool)
+        if f is not None:
+            out.append(f)
 
     # -- the run ------------------------------------------------------------------------------
     def server_key(self, src: Source) -> str:
@@ -200,12 +203,40 @@ class Engine:
         for doc in server.documents:
             doc.release()  # the index is rebuilt on demand if a cross-server finding needs it
         out.tools = len(server.tools)
-        if not (self.settings.keep_tools or self.by_scope["run"] or self.by_scope["result"]):
-            # nothing after this group looks at its tools: let them go (memory stays flat on large runs)
-            server.tools = []
-            for doc in server.documents:
-                doc.tools, doc.data = [], None
+        self._shed(server)
         return out
+
+    def _shed(self, server: Server) -> None:
+        """Let go of what no later check reads, so memory stays flat on large runs.
+
+        Cross-server (run-scope) checks read only names and texts, so they get slim tools; the
+        result checks, which need whole definitions, reload them (`_full_tools`) if the run has
+        recorded results at all. Lock, baseline and diff keep everything (`keep_tools`), and so
+        do the lock rules when a lock is given.
+        """
+        if self.settings.keep_tools or self.settings.lock is not None:
+            return
+        server.tools = [t.slim() for t in server.tools] if self.by_scope["run"] else []
+        server.slim = True
+        for doc in server.documents:
+            doc.tools, doc.data = [], None
+
+    def _full_tools(self, server: Server) -> list[Tool]:
+        """A server's tools with everything they define, loading its documents again if they were shed."""
+        if not server.slim:
+            return server.tools
+        tools: list[Tool] = []
+        for doc in server.documents:
+            if doc.origin is None:
+                continue
+            try:
+                fresh = load_source(doc.origin, self.settings.input_format, self.settings.max_file_size)
+            except InputError:
+                continue
+            for tool in fresh.tools:
+                tool.server = server
+                tools.append(tool)
+        return tools
 
     def run(self, sources: list[Source]) -> RunResult:
         start = time.perf_counter()
@@ -220,14 +251,9 @@ class Engine:
             result.findings.extend(out.findings)
             result.tools += out.tools
             result.servers.append(out.server)
-        findings = result.findings
-        for spec, ctx in self.by_scope["run"]:
-            ctx.servers = result.servers
-            docs = [s.documents[0] for s in result.servers if s.documents]
-            if docs:
-                self._emit_multi(findings, spec.rule_id, spec.fn(result.servers, ctx), docs[0])
+        self._run_checks(result)
         self._run_results(result)
-        findings.sort(key=lambda f: f.sort_key)
+        result.findings.sort(key=lambda f: f.sort_key)
         result.elapsed = time.perf_counter() - start
         return result
 
@@ -270,7 +296,7 @@ class Engine:
             return
         by_name: dict[str, list[Tool]] = {}
         for server in result.servers:
-            for tool in server.tools:
+            for tool in self._full_tools(server):
                 if isinstance(tool.name, str):
                     by_name.setdefault(tool.name, []).append(tool)
         for doc in docs:
@@ -278,6 +304,30 @@ class Engine:
                 for spec, ctx in self.by_scope["result"]:
                     ctx.tools_by_name = by_name
                     self._emit(result.findings, spec.rule_id, spec.fn(ex, ctx), doc, None)
+
+    def _run_checks(self, result: RunResult) -> None:
+        """Run-scope (cross-server) checks. Their hits are located one document at a time, and each
+        document's position index is let go once its hits are, so the run never holds them all."""
+        docs = [s.documents[0] for s in result.servers if s.documents]
+        if not docs or not self.by_scope["run"]:
+            return
+        by_doc: dict[int, tuple[Document, list[tuple[str, Hit]]]] = {}
+        for spec, ctx in self.by_scope["run"]:
+            ctx.servers = result.servers
+            hits: list[Hit] = []
+            try:
+                hits.extend(spec.fn(result.servers, ctx))
+            except RecursionError:
+                self._gave_up(result.findings, spec.rule_id, docs[0], None)  # the hits before it still count
+            for hit in hits:
+                doc = hit.tool.document if hit.tool is not None and hit.tool.document is not None else docs[0]
+                by_doc.setdefault(id(doc), (doc, []))[1].append((spec.rule_id, hit))
+        for doc, items in by_doc.values():
+            for rule_id, hit in items:
+                self._emit(result.findings, rule_id, [hit], doc, hit.tool)
+                if hit.document is not None:
+                    hit.document.release()
+            doc.release()
 
     def _emit_multi(self, out: list[Finding], rule_id: str, hits: Iterable[Hit], fallback: Document) -> None:
         """Server/run-scope hits: each names its tool; its document is the tool's own."""

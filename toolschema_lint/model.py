@@ -137,6 +137,16 @@ class Tool:
     def display_name(self) -> str:
         return self.name if isinstance(self.name, str) else f"<tool #{self.index}>"
 
+    def slim(self) -> "Tool":
+        """The tool as cross-server checks read it: name, title, description and where they are.
+
+        Schemas, metadata and examples are left behind, so a large run does not hold every
+        definition until its end (see `Server.slim`).
+        """
+        return Tool(name=self.name, description=self.description, title=self.title, dialect=self.dialect,
+                    pointer=self.pointer, fields=self.fields, server=self.server, document=self.document,
+                    index=self.index, field_docs=self.field_docs)
+
     def ptr(self, field_name: str | None = None, *tokens: str | int) -> str:
         """Absolute pointer to `field_name` (plus sub-tokens) of this tool.
 
@@ -218,6 +228,7 @@ class Server:
     name: str | None = None
     version: str | None = None
     documents: list["Document"] = field(default_factory=list)
+    slim: bool = False  # its tools are `Tool.slim` copies; the engine reloads the documents for more
 
     @property
     def tool_names(self) -> set[str]:
