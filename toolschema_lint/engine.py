@@ -89,6 +89,10 @@ def _message(meta: RuleMeta, args: dict[str, Any], tool: Tool | None, exchange: 
         return meta.summary
 
 
+# tool fields whose positions are kept past their document's index: what cross-server rules point at
+ANCHORED = ("name", "description")
+
+
 class Engine:
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -127,6 +131,8 @@ class Engine:
         if "_line" in hit.args:
             f.line, f.column = hit.args["_line"], hit.args["_column"]
             f.end_line, f.end_column = f.line, f.column + 1
+        elif tool is not None and tool.anchors and target is tool.document and hit.pointer in tool.anchors:
+            f.line, f.column, f.end_line, f.end_column = tool.anchors[hit.pointer]
         else:
             try:
                 f.line, f.column, f.end_line, f.end_column = target.locate(hit.pointer)
@@ -200,6 +206,15 @@ class Engine:
                 self._emit_multi(findings, spec.rule_id, spec.fn(server, ctx), server.documents[0])
         for tool in server.tools:
             tool.memo.clear()  # shared analyses (`per_tool`) serve this server's checks only
+            doc = tool.document
+            if doc is not None and doc.positions is not None:  # only where findings built the index already
+                for field_name in ANCHORED:
+                    if field_name in tool.fields and field_name not in tool.field_docs:
+                        ptr = tool.fields[field_name]
+                        try:
+                            tool.anchors[ptr] = doc.locate(ptr)
+                        except (ValueError, IndexError, RecursionError):
+                            pass
         for doc in server.documents:
             doc.release()  # the index is rebuilt on demand if a cross-server finding needs it
         out.tools = len(server.tools)

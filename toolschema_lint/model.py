@@ -132,6 +132,9 @@ class Tool:
     has_production_metadata: bool = False
     field_docs: dict[str, "Document"] = field(default_factory=dict, repr=False)  # fields from companion files
     memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)  # see `per_tool`
+    # pointer -> (line, column, end line, end column) of its name and description, recorded by the
+    # engine while the document's position index is at hand, for cross-server findings made later
+    anchors: dict[str, tuple[int, int, int, int]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def display_name(self) -> str:
@@ -145,7 +148,7 @@ class Tool:
         """
         return Tool(name=self.name, description=self.description, title=self.title, dialect=self.dialect,
                     pointer=self.pointer, fields=self.fields, server=self.server, document=self.document,
-                    index=self.index, field_docs=self.field_docs)
+                    index=self.index, field_docs=self.field_docs, anchors=self.anchors)
 
     def ptr(self, field_name: str | None = None, *tokens: str | int) -> str:
         """Absolute pointer to `field_name` (plus sub-tokens) of this tool.
