@@ -7,6 +7,7 @@ catalog and config, suppression, position (resolved only for documents that have
 from __future__ import annotations
 
 import fnmatch
+import gc
 import multiprocessing
 import os
 import time
@@ -254,6 +255,18 @@ class Engine:
         return tools
 
     def run(self, sources: list[Source]) -> RunResult:
+        # A run allocates millions of short-lived, acyclic objects (parse trees, decoded values).
+        # With the default thresholds the cyclic collector walks the whole growing heap dozens of
+        # times for them (a third of the run time on a 10,000-tool corpus); reference counting frees
+        # them anyway, so collect rarely while linting.
+        previous = gc.get_threshold()
+        gc.set_threshold(100_000, 50, 100)
+        try:
+            return self._run(sources)
+        finally:
+            gc.set_threshold(*previous)
+
+    def _run(self, sources: list[Source]) -> RunResult:
         start = time.perf_counter()
         result = RunResult(enabled=set(self.settings.enabled))
         groups: dict[str, list[Source]] = {}
