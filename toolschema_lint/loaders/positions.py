@@ -18,7 +18,12 @@ from typing import Any
 from ..model import split_pointer
 
 _WS = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_KEY = re.compile(r'[ \t\n\r]*"([^"\\]*(?:\\.[^"\\]*)*)"[ \t\n\r]*:[ \t\n\r]*', re.S)
+_SEP = re.compile(r"[ \t\n\r]*(,?)[ \t\n\r]*")
+_SCALAR = re.compile(r"[^,\]}\s]+")
 _decoder = json.JSONDecoder()
+_scan_once = _decoder.scan_once
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
@@ -47,14 +52,24 @@ class JsonPositions:
         self._root: tuple[int, int] | None = None
 
     # -- scanning helpers -------------------------------------------------------------------
+    # Each helper is one C-level regex match or scan; a value the walk does not enter is skipped
+    # (strings and scalars by a regex, containers by the C JSON scanner) and never decoded twice.
     def _ws(self, i: int) -> int:
         return _WS.match(self.text, i).end()
 
     def _value_end(self, i: int) -> int:
-        try:
-            return _decoder.raw_decode(self.text, i)[1]
-        except (ValueError, RecursionError):
-            return i + 1
+        text = self.text
+        c = text[i:i + 1]
+        if c == '"':
+            m = _STRING.match(text, i)
+        elif c == "{" or c == "[":
+            try:
+                return _scan_once(text, i)[1]
+            except (StopIteration, ValueError, RecursionError):
+                return i + 1
+        else:
+            m = _SCALAR.match(text, i)
+        return m.end() if m else i + 1
 
     def _root_span(self) -> tuple[int, int]:
         if self._root is None:
@@ -79,42 +94,41 @@ class JsonPositions:
         return kids
 
     def _kids(self, start: int) -> dict[str, tuple[int, int, int]]:
+        """token -> (key start, value start, value end) of the container at `start`."""
         kids = self._children.get(start)
         if kids is not None:
             return kids
         kids = {}
         text = self.text
-        opener = text[start] if start < len(text) else ""
-        i = self._ws(start + 1)
-        try:
-            if opener == "{":
-                while i < len(text) and text[i] != "}":
-                    if text[i] != '"':
-                        break
-                    key, after = _scanstring(text, i + 1)
-                    key_start = i
-                    j = self._ws(after)
-                    if j >= len(text) or text[j] != ":":
-                        break
-                    v = self._ws(j + 1)
-                    end = self._value_end(v)
-                    kids.setdefault(key, (key_start, v, end))  # first occurrence wins, as for duplicate keys
-                    i = self._ws(end)
-                    if i < len(text) and text[i] == ",":
-                        i = self._ws(i + 1)
-            elif opener == "[":
-                n = 0
-                while i < len(text) and text[i] != "]":
-                    end = self._value_end(i)
-                    kids[str(n)] = (i, i, end)
-                    n += 1
-                    i = self._ws(end)
-                    if i < len(text) and text[i] == ",":
-                        i = self._ws(i + 1)
-                    elif end == i:
-                        break
-        except (ValueError, IndexError):
-            pass
+        opener = text[start:start + 1]
+        value_end, key_match, sep_match = self._value_end, _KEY.match, _SEP.match
+        if opener == "{":
+            i = start + 1
+            while True:
+                m = key_match(text, i)
+                if m is None:
+                    break
+                key = m.group(1)
+                if "\\" in key:
+                    key = _scanstring(text, m.start(1))[0]
+                v = m.end()
+                end = value_end(v)
+                kids.setdefault(key, (m.start(1) - 1, v, end))  # first occurrence wins, as for duplicate keys
+                sep = sep_match(text, end)
+                if not sep.group(1):
+                    break
+                i = sep.end()
+        elif opener == "[":
+            i = self._ws(start + 1)
+            n = 0
+            while i < len(text) and text[i] != "]":
+                end = value_end(i)
+                kids[str(n)] = (i, i, end)
+                n += 1
+                sep = sep_match(text, end)
+                if not sep.group(1) or end == i:
+                    break
+                i = sep.end()
         self._children[start] = kids
         return kids
 
@@ -131,14 +145,16 @@ class JsonPositions:
             key_start = entry[0]
             tokens = tokens[1:]
         else:
-            start, end = self._root_span()
-            key_start = start
+            start = key_start = self._ws(0)
+            end = -1  # the root's end: found only if the pointer stops there (it takes a full scan)
         for tok in tokens:
             kids = self._kids(start)
             entry = kids.get(tok)
             if entry is None:
                 break
             key_start, start, end = entry
+        if end < 0:
+            end = self._root_span()[1]
         return key_start, end
 
     def locate(self, pointer: str) -> tuple[int, int, int, int]:
