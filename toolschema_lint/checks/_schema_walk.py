@@ -88,11 +88,21 @@ def properties(schema: Any) -> dict[str, Any]:
     return props if isinstance(props, dict) else {}
 
 
-def object_schemas(schema: Any) -> Iterator[tuple[tuple[str | int, ...], dict]]:
-    """Every object-typed (sub)schema."""
-    for path, node in walk(schema):
-        if is_object_schema(node):
-            yield path, node
+_OBJECTS_CACHE: dict[int, tuple[Any, list]] = {}
+
+
+def object_schemas(schema: Any) -> list[tuple[tuple[str | int, ...], dict]]:
+    """Every object-typed (sub)schema (kept like `walk`'s answer: a dozen checks ask for it)."""
+    if not isinstance(schema, dict):
+        return []
+    cached = _OBJECTS_CACHE.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    out = [(path, node) for path, node in walk(schema) if is_object_schema(node)]
+    if len(_OBJECTS_CACHE) > 4096:
+        _OBJECTS_CACHE.clear()
+    _OBJECTS_CACHE[id(schema)] = (schema, out)
+    return out
 
 
 # -- $ref helpers ------------------------------------------------------------------------------

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any, Iterator
 
-from ..model import Hit, Severity, Tool
+from ..model import Hit, Severity, Tool, per_tool
 from ..registry import check
 from ._schema_walk import anchors, is_local_ref, object_schemas, properties, refs, resolve_local
 from .naming import name_words
@@ -32,7 +33,7 @@ _STOP = frozenset((
 
 
 def cjk_count(text: str) -> int:
-    return len(_CJK.findall(text))
+    return 0 if text.isascii() else len(_CJK.findall(text))
 
 
 def estimate_tokens(text: str) -> int:
@@ -59,12 +60,12 @@ def restates_name(name: Any, desc: Any) -> bool:
     return bool(words) and len(words) <= 8 and all(w in in_name for w in words)
 
 
-def _param_descriptions(tool: Tool) -> Iterator[tuple[tuple, str, Any, dict]]:
+@per_tool
+def _param_descriptions(tool: Tool) -> tuple[tuple[tuple, str, Any, dict], ...]:
     """(path of the object, property name, description, property schema) for every input property."""
-    for path, node in object_schemas(tool.input_schema):
-        for name, prop in properties(node).items():
-            if isinstance(prop, dict):
-                yield path, name, prop.get("description"), prop
+    return tuple((path, name, prop.get("description"), prop)
+                 for path, node in object_schemas(tool.input_schema)
+                 for name, prop in properties(node).items() if isinstance(prop, dict))
 
 
 # -- rules ----------------------------------------------------------------------------------------
@@ -175,7 +176,11 @@ def _case(word: str) -> str:
 
 def enumerated_values(text: str) -> list[str]:
     """Values a description enumerates as the only accepted ones; [] when it does not."""
-    text = text[:5000]
+    return list(_enumerated_values(text[:5000]))
+
+
+@lru_cache(maxsize=8192)  # parameter descriptions repeat across the tools of a server
+def _enumerated_values(text: str) -> tuple[str, ...]:
     for pattern, bare, least in ((_LIST_TRIGGER, True, 2), (_QUOTED_TRIGGER, False, 1)):
         for m in pattern.finditer(text):
             if _EXAMPLE.search(text[max(0, m.start() - 20):m.start()]):
@@ -185,8 +190,8 @@ def enumerated_values(text: str) -> list[str]:
             if not quoted and len({_case(v) for v in values}) > 1:
                 continue  # "one of China, province, city": prose, not a closed set of literals
             if len(values) >= (1 if quoted else least):
-                return values
-    return []
+                return tuple(values)
+    return ()
 
 
 def _closed(prop: dict) -> bool:
@@ -223,9 +228,18 @@ _CONVENTIONS = frozenset(("snake_case", "kebab-case", "camelcase", "pascalcase",
 _FILE_EXT = re.compile(r"(?i)\.(?:json|ya?ml|md|txt|py|js|ts|html?|csv|xml|gz|zip|png|jpe?g|pdf|log|sh|toml)$")
 
 
-def tool_references(text: str) -> Iterator[str]:
+def tool_references(text: str) -> tuple[str, ...]:
     """Tool-like identifiers right after call/use/invoke/调用 ...: backticked or quoted, or snake_case."""
-    for m in _CALL.finditer(text[:20_000]):
+    return _tool_references(text[:20_000])
+
+
+@lru_cache(maxsize=8192)
+def _tool_references(text: str) -> tuple[str, ...]:
+    return tuple(_find_tool_references(text))
+
+
+def _find_tool_references(text: str) -> Iterator[str]:
+    for m in _CALL.finditer(text):
         t = _TOOLISH.match(text, m.end())
         if not t:
             continue
@@ -276,6 +290,7 @@ def unknown_tool_reference(server: Any, ctx: Any) -> Iterator[Hit]:
             yield ctx.at(tool, tokens[0], *tokens[1:], ref=ident)
 
 
+@per_tool
 def tool_tokens(tool: Tool) -> int:
     """Estimated tokens of what a client sends the model for this tool: name, description, input schema."""
     payload = {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
