@@ -98,6 +98,7 @@ class Engine:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.rules = catalog()
+        self._tags = {rid: tuple(meta.tags) for rid, meta in self.rules.items()}  # shared by each rule's findings
         checks = load_checks()
         self.contexts: dict[str, Context] = {}
         self.by_scope: dict[str, list[tuple[CheckSpec, Context]]] = {"tool": [], "server": [], "run": [], "result": []}
@@ -124,8 +125,8 @@ class Engine:
             path=target.path,
             pointer=hit.pointer,
             tool=tool.display_name if tool is not None else (hit.exchange.display_name if hit.exchange is not None else None),
-            severity=Severity(sev),
-            tags=tuple(meta.tags),
+            severity=sev if type(sev) is Severity else Severity(sev),
+            tags=self._tags[rule_id],
             document=target,
             tool_pointer=tool.pointer if tool is not None and target is (tool.document or target) else None,
         )
