@@ -67,3 +67,20 @@ def test_shed_tools_still_serve_cross_server_and_result_checks(tmp_path: Path) -
         kept = run_rules([tmp_path], select=["TSL570", "TSL758"], jobs=jobs, keep_tools=True)
         assert _key(kept) == _key(result)
         assert all(not s.slim for s in kept.servers)
+
+
+def test_cross_server_positions_same_with_and_without_anchors(tmp_path: Path) -> None:
+    """With other findings in a file, cross-server hits use the positions kept on the tools (anchors);
+    alone, they rebuild the file's index. Both give the same places, in JSON and YAML."""
+    (tmp_path / "a.json").write_text(json.dumps({"tools": [
+        {"name": "run", "inputSchema": {"type": "object"}},
+        {"name": "send_email", "description": "Send an email to a colleague.", "inputSchema": {"type": "object"}}]}, indent=2))
+    (tmp_path / "b.yaml").write_text("tools:\n  - name: execute\n    inputSchema: {type: object}\n"
+                                     "  - description: Send an email to a colleague.\n    name: send_email\n"
+                                     "    inputSchema:\n      type: object\n")
+    everything = run_rules([tmp_path], select=["ALL"], jobs=1)
+    alone = run_rules([tmp_path], select=["TSL570"], jobs=1)
+    pick = [k for k in _key(everything) if k[5] == "TSL570"]
+    assert pick and pick == _key(alone)
+    assert any(t.anchors for s in everything.servers for t in s.tools)
+    assert not any(t.anchors for s in alone.servers for t in s.tools)
