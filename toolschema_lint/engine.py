@@ -196,12 +196,20 @@ class Engine:
             if doc.server_info:
                 server.name = doc.server_info.get("name")
                 server.version = doc.server_info.get("version")
+            for _spec, ctx in tool_checks:
+                ctx.server = server
+            finding, suppressed = self.finding, self._suppressed
             for tool in doc.tools:
                 tool.server = server
                 server.tools.append(tool)
-                for spec, ctx in tool_checks:
-                    ctx.server = server
-                    self._emit(findings, spec.rule_id, spec.fn(tool, ctx), doc, tool)
+                for spec, ctx in tool_checks:  # `_emit` inlined: this loop runs once per tool and rule
+                    try:
+                        for hit in spec.fn(tool, ctx):
+                            f = finding(spec.rule_id, hit, doc, tool)
+                            if f is not None and not suppressed(f):
+                                findings.append(f)
+                    except RecursionError:
+                        self._gave_up(findings, spec.rule_id, doc, tool)
         for spec, ctx in self.by_scope["server"]:
             ctx.server = server
             if server.documents:

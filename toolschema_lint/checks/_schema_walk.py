@@ -70,7 +70,7 @@ def walk(schema: Any, max_depth: int = MAX_WALK_DEPTH) -> list[tuple[tuple[str |
         children = list(subschemas(node))
         for rel, child in reversed(children):
             stack.append((path + rel, child))
-    if len(_WALK_CACHE) > 4096:
+    if len(_WALK_CACHE) > 1024:
         _WALK_CACHE.clear()
     _WALK_CACHE[id(schema)] = (schema, max_depth, out)
     return out
@@ -99,7 +99,7 @@ def object_schemas(schema: Any) -> list[tuple[tuple[str | int, ...], dict]]:
     if cached is not None and cached[0] is schema:
         return cached[1]
     out = [(path, node) for path, node in walk(schema) if is_object_schema(node)]
-    if len(_OBJECTS_CACHE) > 4096:
+    if len(_OBJECTS_CACHE) > 1024:
         _OBJECTS_CACHE.clear()
     _OBJECTS_CACHE[id(schema)] = (schema, out)
     return out
