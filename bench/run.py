@@ -48,8 +48,10 @@ import gen_corpus  # noqa: E402
 
 # Runs one command and prints {"wall": s, "cpu": s, "maxrss_kib": n, "tree_rss_kib": n, "rc": n, "stderr": "..."}.
 # A fresh process per run, so RUSAGE_CHILDREN covers exactly that command: ru_maxrss is the peak of its
-# largest process. tree_rss_kib samples (every 20 ms, Linux /proc) the summed RSS of the whole process tree,
-# which is what counts for a tool that forks workers.
+# largest process. tree_rss_kib samples (every 20 ms, Linux /proc) the memory of the whole process tree,
+# which is what counts for a tool that forks workers: the sum of each process's proportional set size
+# (PSS: a page shared by n processes, as a forked worker shares its parent's, counts 1/n in each), or of
+# RSS where the kernel has no smaps_rollup.
 _WRAPPER = r"""
 import json, os, resource, subprocess, sys, threading, time
 PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
@@ -59,8 +61,12 @@ def tree_rss_kib(root):
     while stack:
         pid = stack.pop()
         try:
-            with open(f"/proc/{pid}/statm") as f:
-                total += int(f.read().split()[1]) * PAGE_KIB
+            try:
+                with open(f"/proc/{pid}/smaps_rollup") as f:
+                    total += next(int(l.split()[1]) for l in f if l.startswith("Pss:"))
+            except (OSError, StopIteration):
+                with open(f"/proc/{pid}/statm") as f:
+                    total += int(f.read().split()[1]) * PAGE_KIB
             for tid in os.listdir(f"/proc/{pid}/task"):
                 with open(f"/proc/{pid}/task/{tid}/children") as f:
                     stack.extend(int(c) for c in f.read().split())
@@ -98,7 +104,7 @@ class Result:
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)  # user + system seconds, per run
     peak_rss_mib: float = 0.0  # largest single process (ru_maxrss), max over runs
-    tree_rss_mib: float = 0.0  # sampled sum over the process tree, max over runs
+    tree_rss_mib: float = 0.0  # sampled sum over the process tree (PSS), max over runs
     findings: int | None = None
     tools_reported: int | None = None
     skipped: str | None = None  # tool not available: not an error
