@@ -198,38 +198,40 @@ class Engine:
                 server.version = doc.server_info.get("version")
             for _spec, ctx in tool_checks:
                 ctx.server = server
-            finding, suppressed = self.finding, self._suppressed
             for tool in doc.tools:
                 tool.server = server
                 server.tools.append(tool)
-                for spec, ctx in tool_checks:  # `_emit` inlined: this loop runs once per tool and rule
-                    try:
-                        for hit in spec.fn(tool, ctx):
-                            f = finding(spec.rule_id, hit, doc, tool)
-                            if f is not None and not suppressed(f):
-                                findings.append(f)
-                    except RecursionError:
-                        self._gave_up(findings, spec.rule_id, doc, tool)
+                for spec, ctx in tool_checks:
+                    self._emit(findings, spec.rule_id, spec.fn(tool, ctx), doc, tool)
         for spec, ctx in self.by_scope["server"]:
             ctx.server = server
             if server.documents:
                 self._emit_multi(findings, spec.rule_id, spec.fn(server, ctx), server.documents[0])
         for tool in server.tools:
             tool.memo.clear()  # shared analyses (`per_tool`) serve this server's checks only
-            doc = tool.document
-            if doc is not None and doc.positions is not None:  # only where findings built the index already
-                for field_name in ANCHORED:
-                    if field_name in tool.fields and field_name not in tool.field_docs:
-                        ptr = tool.fields[field_name]
-                        try:
-                            tool.anchors[ptr] = doc.locate(ptr)
-                        except (ValueError, IndexError, RecursionError):
-                            pass
+        if self.by_scope["run"]:
+            self._anchor(server)
         for doc in server.documents:
             doc.release()  # the index is rebuilt on demand if a cross-server finding needs it
         out.tools = len(server.tools)
         self._shed(server)
         return out
+
+    def _anchor(self, server: Server) -> None:
+        """Keep the positions cross-server findings point at (`ANCHORED` fields) on each tool, for
+        files whose index findings have already built: the index is released next, and rebuilding
+        it for a late finding means parsing the file again."""
+        for tool in server.tools:
+            doc = tool.document
+            if doc is None or doc.positions is None:
+                continue
+            for field_name in ANCHORED:
+                ptr = tool.fields.get(field_name)
+                if ptr is not None and field_name not in tool.field_docs:
+                    try:
+                        tool.anchors[ptr] = doc.locate(ptr)
+                    except (ValueError, IndexError, RecursionError):
+                        pass
 
     def _shed(self, server: Server) -> None:
         """Let go of what no later check reads, so memory stays flat on large runs.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from functools import partial
+from functools import partial, update_wrapper
 from enum import IntEnum
 from typing import Any, Callable, TypeVar
 
@@ -180,10 +180,7 @@ def per_tool(fn: Callable[[Tool], T]) -> Callable[[Tool], T]:
             out = memo[fn] = fn(tool)
             return out
 
-    cached.__wrapped__ = fn  # type: ignore[attr-defined]
-    cached.__name__ = fn.__name__
-    cached.__doc__ = fn.__doc__
-    return cached
+    return update_wrapper(cached, fn)
 
 
 @dataclass(slots=True)

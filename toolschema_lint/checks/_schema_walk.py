@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 MAX_WALK_DEPTH = 64
 
@@ -43,21 +43,35 @@ def subschemas(schema: dict) -> Iterator[tuple[tuple[str | int, ...], Any]]:
                     yield (key, name), s
 
 
+# Many checks walk the same schema: the last answers are kept, keyed by the schema's identity, with
+# the schema itself held so that its id cannot be reused by another object while the entry lives.
+_CACHE_SIZE = 1024
 _WALK_CACHE: dict[int, tuple[Any, int, list]] = {}
+_OBJECTS_CACHE: dict[int, tuple[Any, int, list]] = {}
+
+
+def _remembered(cache: dict[int, tuple[Any, int, list]], schema: dict, variant: int, compute: Callable[[], list]) -> list:
+    hit = cache.get(id(schema))
+    if hit is not None and hit[0] is schema and hit[1] == variant:
+        return hit[2]
+    out = compute()
+    if len(cache) > _CACHE_SIZE:
+        cache.clear()
+    cache[id(schema)] = (schema, variant, out)
+    return out
 
 
 def walk(schema: Any, max_depth: int = MAX_WALK_DEPTH) -> list[tuple[tuple[str | int, ...], dict]]:
     """Every (sub)schema object, depth-first, with its pointer tokens relative to `schema`.
 
     Bounded by depth, and safe on shared nodes (YAML aliases): each object is visited once.
-    Many checks walk the same schema, so the last few walks are kept (keyed by identity, with the
-    schema itself held so the identity cannot be reused).
     """
     if not isinstance(schema, dict):
         return []
-    cached = _WALK_CACHE.get(id(schema))
-    if cached is not None and cached[0] is schema and cached[1] == max_depth:
-        return cached[2]
+    return _remembered(_WALK_CACHE, schema, max_depth, lambda: _walk(schema, max_depth))
+
+
+def _walk(schema: dict, max_depth: int) -> list[tuple[tuple[str | int, ...], dict]]:
     out: list[tuple[tuple[str | int, ...], dict]] = []
     seen: set[int] = set()
     stack: list[tuple[tuple[str | int, ...], dict]] = [((), schema)]
@@ -70,9 +84,6 @@ def walk(schema: Any, max_depth: int = MAX_WALK_DEPTH) -> list[tuple[tuple[str |
         children = list(subschemas(node))
         for rel, child in reversed(children):
             stack.append((path + rel, child))
-    if len(_WALK_CACHE) > 1024:
-        _WALK_CACHE.clear()
-    _WALK_CACHE[id(schema)] = (schema, max_depth, out)
     return out
 
 
@@ -88,21 +99,12 @@ def properties(schema: Any) -> dict[str, Any]:
     return props if isinstance(props, dict) else {}
 
 
-_OBJECTS_CACHE: dict[int, tuple[Any, list]] = {}
-
-
 def object_schemas(schema: Any) -> list[tuple[tuple[str | int, ...], dict]]:
     """Every object-typed (sub)schema (kept like `walk`'s answer: a dozen checks ask for it)."""
     if not isinstance(schema, dict):
         return []
-    cached = _OBJECTS_CACHE.get(id(schema))
-    if cached is not None and cached[0] is schema:
-        return cached[1]
-    out = [(path, node) for path, node in walk(schema) if is_object_schema(node)]
-    if len(_OBJECTS_CACHE) > 1024:
-        _OBJECTS_CACHE.clear()
-    _OBJECTS_CACHE[id(schema)] = (schema, out)
-    return out
+    return _remembered(_OBJECTS_CACHE, schema, MAX_WALK_DEPTH,
+                       lambda: [(path, node) for path, node in walk(schema) if is_object_schema(node)])
 
 
 # -- $ref helpers ------------------------------------------------------------------------------

@@ -233,12 +233,9 @@ def tool_references(text: str) -> tuple[str, ...]:
     return _tool_references(text[:20_000])
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=8192)  # parameter descriptions repeat across the tools of a server
 def _tool_references(text: str) -> tuple[str, ...]:
-    return tuple(_find_tool_references(text))
-
-
-def _find_tool_references(text: str) -> Iterator[str]:
+    found: list[str] = []
     for m in _CALL.finditer(text):
         t = _TOOLISH.match(text, m.end())
         if not t:
@@ -249,7 +246,8 @@ def _find_tool_references(text: str) -> Iterator[str]:
             continue
         if ident.lower() in _CONVENTIONS or _NOT_A_TOOL.match(text, t.end()):
             continue
-        yield ident
+        found.append(ident)
+    return tuple(found)
 
 
 def _param_names(server: Any) -> set[str]:

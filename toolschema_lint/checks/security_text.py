@@ -72,15 +72,22 @@ class Text(NamedTuple):
 _SPACE = re.compile(r"\s")
 
 
+def _strings_base(tool: Tool) -> str:
+    """Pointer the paths of `tool_strings` are relative to: the tool object as written in the file
+    (for an OpenAI chat tool, the `{"type": "function", ...}` wrapper, not its `function`)."""
+    raw, base = tool.raw, tool.pointer
+    if tool.dialect == "openai-chat" and isinstance(raw, dict) and isinstance(raw.get("function"), dict) \
+            and base.endswith("/function"):
+        return base[: -len("/function")]
+    return base
+
+
 def tool_strings(tool: Tool) -> Iterator[Text]:
     """Every string value and object key of the tool's own definition, in document order.
 
     Bounded in depth and count, safe on shared nodes (YAML aliases) and on non-dict values.
     """
-    raw, base = tool.raw, tool.pointer
-    if tool.dialect == "openai-chat" and isinstance(raw, dict) and isinstance(raw.get("function"), dict) \
-            and base.endswith("/function"):
-        base = base[: -len("/function")]
+    raw, base = tool.raw, _strings_base(tool)
     if not isinstance(raw, (dict, list)):
         if isinstance(tool.name, str):
             yield Text(tool.ptr("name"), (), tool.name, False)
@@ -1519,6 +1526,11 @@ class _Plan:
         self.memo: dict[str, tuple[tuple[str, Any], ...]] = {}
         self.chars = 0
 
+    def lookup(self, text: str) -> tuple[tuple[str, Any], ...]:
+        """`results`, from the memo when the string was seen before."""
+        res = self.memo.get(text)
+        return self.results(text) if res is None else res
+
     def results(self, text: str) -> tuple[tuple[str, Any], ...]:
         """(rule id, result) for each rule that found something in `text` (most strings: none)."""
         out = tuple((rid, r) for rid, step in self.steps if (r := step(text)) is not None)
@@ -1564,7 +1576,7 @@ def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found
     the plan's memo; a `Text` and its path are only built for a string that something was found in.
     Rules that found nothing have no entry."""
     plan = _plan(rules)
-    memo_get, results = plan.memo.get, plan.results
+    lookup = plan.lookup
     out: dict[str, list[tuple[Text, Found]]] = {}
     own: list[frozenset[str]] = []
 
@@ -1583,16 +1595,11 @@ def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found
                 f = r
             out.setdefault(rid, []).append((t, f))
 
-    raw, base = tool.raw, tool.pointer
-    if tool.dialect == "openai-chat" and isinstance(raw, dict) and isinstance(raw.get("function"), dict) \
-            and base.endswith("/function"):
-        base = base[: -len("/function")]
+    raw, base = tool.raw, _strings_base(tool)
     if not isinstance(raw, (dict, list)):
         if isinstance(tool.name, str):
             text = tool.name
-            res = memo_get(text)
-            if res is None:
-                res = results(text)
+            res = lookup(text)
             if res:
                 report(tool.ptr("name"), (), text, False, res)
         return out
@@ -1605,9 +1612,7 @@ def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found
         node, parent, tok = stack.pop()
         if isinstance(node, str):
             count += 1
-            res = memo_get(node)
-            if res is None:
-                res = results(node)
+            res = lookup(node)
             if res:
                 report(base, parent if tok is _ROOT else parent + (tok,), node, False, res)
             continue
@@ -1620,9 +1625,7 @@ def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found
             for k, v in node.items():
                 if isinstance(k, str):
                     count += 1
-                    res = memo_get(k)
-                    if res is None:
-                        res = results(k)
+                    res = lookup(k)
                     if res:
                         report(base, path + (k,), k, True, res)
                 if isinstance(v, walked):
@@ -1636,9 +1639,7 @@ def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found
                 return out
             text, _, k = children[i]
             count += 1
-            res = memo_get(text)
-            if res is None:
-                res = results(text)
+            res = lookup(text)
             if res:
                 report(base, path + (k,), text, False, res)
             i += 1

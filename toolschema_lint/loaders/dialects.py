@@ -163,13 +163,9 @@ def _looks_like_tool(obj: Any) -> bool:
 
 def _force(dialect_family: str, obj: Any) -> str | None:
     """With --input-format, the family decides; the exact variant still comes from the shape."""
+    if dialect_family in ("mcp", "anthropic", "gemini"):
+        return dialect_family
     found, _ = tool_dialect(obj, dialect_family if dialect_family != "openai" else "openai-legacy")
-    if dialect_family == "mcp":
-        return "mcp"
-    if dialect_family == "anthropic":
-        return "anthropic"
-    if dialect_family == "gemini":
-        return "gemini"
     if dialect_family == "openai":
         return found if found and found.startswith("openai") else "openai-legacy"
     return found
