@@ -8,6 +8,7 @@ import pytest
 
 from helpers import lint_data
 from toolschema_lint.loaders import Source, load_source
+from toolschema_lint.loaders.positions import JsonPositions
 
 
 def _doc(text: str, fmt: str = "json"):
@@ -67,3 +68,76 @@ def test_positions_are_lazy_for_clean_files() -> None:
     result = lint_data(text, select=["TSL201", "TSL202", "TSL401"])
     assert not result.active()
     assert result.documents[0].positions is None  # never built
+
+
+def _reference_spans(text: str) -> dict[str, tuple[int, int]]:
+    """pointer -> (start, end) by a plain recursive-descent reading of the whole text (the oracle)."""
+    decoder = json.JSONDecoder()
+    spans: dict[str, tuple[int, int]] = {}
+
+    def ws(i: int) -> int:
+        while text[i] in " \t\r\n":
+            i += 1
+        return i
+
+    def value(i: int, pointer: str, key_start: int) -> int:
+        i = ws(i)
+        if text[i] == "{":
+            j = ws(i + 1)
+            while text[j] != "}":
+                key, after = json.decoder.scanstring(text, j + 1)
+                k = ws(ws(after) + 1)
+                child = pointer + "/" + key.replace("~", "~0").replace("/", "~1")
+                first = child not in spans
+                end = value(k, child, j) if first else value(k, "\0dup", j)
+                j = ws(end)
+                if text[j] == ",":
+                    j = ws(j + 1)
+            end = j + 1
+        elif text[i] == "[":
+            j, n = ws(i + 1), 0
+            while text[j] != "]":
+                end = value(j, f"{pointer}/{n}", j)
+                n += 1
+                j = ws(end)
+                if text[j] == ",":
+                    j = ws(j + 1)
+            end = j + 1
+        else:
+            end = decoder.raw_decode(text, i)[1]
+        if not pointer.startswith("\0"):
+            spans[pointer] = (key_start, end)
+        return end
+
+    value(0, "", ws(0))
+    return spans
+
+
+def test_json_spans_match_a_full_reading_whatever_the_order_of_lookups() -> None:
+    import random
+
+    rng = random.Random(7)
+    keys = ["type", "properties", "items", "a/b", "c~d", "é", 'q"uote', "back\\slash", "x", "y"]
+
+    def node(depth: int):
+        kind = rng.random()
+        if depth > 4 or kind < 0.3:
+            return rng.choice(["s", 'with "quotes" and \\ and ]}', 1, -2.5e3, True, None, "日本"])
+        if kind < 0.6:
+            return [node(depth + 1) for _ in range(rng.randint(0, 4))]
+        return {rng.choice(keys): node(depth + 1) for _ in range(rng.randint(0, 5))}
+
+    for trial in range(60):
+        data = {"tools": [node(0) for _ in range(3)]}
+        text = json.dumps(data, indent=rng.choice([None, 1, 2, "\t"]), ensure_ascii=rng.random() < 0.5)
+        if trial % 5 == 0:  # a duplicate key: the first one is the one a pointer means
+            text = text.replace('{"tools": [', '{"tools": [], "tools": [', 1) if text.startswith('{"tools": [') else text
+        expected = _reference_spans(text)
+        positions = JsonPositions(text)
+        pointers = list(expected)
+        rng.shuffle(pointers)
+        for pointer in pointers:
+            assert positions.span(pointer) == expected[pointer], (text, pointer)
+            missing = pointer + "/nope"
+            if missing not in expected:  # a missing child resolves to the closest existing node
+                assert positions.span(missing) == expected[pointer]

@@ -47,9 +47,11 @@ class JsonPositions:
         self.text = text
         self.table = LineTable(text)
         self.lines = lines
-        # container start offset -> {token: (key_start, value_start, value_end)}
-        self._children: dict[int, dict[str, tuple[int, int, int]]] = {}
+        # container start offset -> [{token: (key_start, value_start, value_end)} read so far,
+        #                            offset to resume reading at (-1: all read), is an object]
+        self._children: dict[int, list[Any]] = {}
         self._root: tuple[int, int] | None = None
+        self._lines_index: dict[str, tuple[int, int, int]] | None = None
 
     # -- scanning helpers -------------------------------------------------------------------
     # Each helper is one C-level regex match or scan; a value the walk does not enter is skipped
@@ -78,7 +80,7 @@ class JsonPositions:
         return self._root
 
     def _top_lines(self) -> dict[str, tuple[int, int, int]]:
-        kids = self._children.get(-1)
+        kids = self._lines_index
         if kids is None:
             kids = {}
             n = 0
@@ -90,47 +92,73 @@ class JsonPositions:
                     kids[str(n)] = (start, start, self._value_end(start))
                     n += 1
                 pos += len(raw)
-            self._children[-1] = kids
+            self._lines_index = kids
         return kids
 
-    def _kids(self, start: int) -> dict[str, tuple[int, int, int]]:
-        """token -> (key start, value start, value end) of the container at `start`."""
-        kids = self._children.get(start)
-        if kids is not None:
-            return kids
-        kids = {}
+    def _child(self, start: int, tok: str) -> list[int] | None:
+        """[key start, value start, value end or -1] of child `tok` of the container at `start`.
+
+        Children are read lazily, left to right, and only as far as the one asked for. A value's
+        end is found (by skipping it) only when a later sibling is wanted or a finding ends there,
+        so the usual walk down to a tool's `inputSchema` never decodes what lies beside it.
+        """
+        state = self._children.get(start)
+        if state is None:
+            opener = self.text[start:start + 1]
+            if opener == "{":
+                state = [{}, start + 1, True, None]
+            elif opener == "[":
+                state = [{}, self._ws(start + 1), False, None]
+            else:
+                state = [{}, -1, False, None]
+            self._children[start] = state
+        kids, i, is_object, last = state
+        entry = kids.get(tok)
+        if entry is not None or i < 0:
+            return entry
         text = self.text
-        opener = text[start:start + 1]
-        value_end, key_match, sep_match = self._value_end, _KEY.match, _SEP.match
-        if opener == "{":
-            i = start + 1
+        value_end, sep_match = self._value_end, _SEP.match
+        if is_object:
+            key_match = _KEY.match
             while True:
+                if last is not None:  # skip the value read last time, to reach the next key
+                    last[2] = value_end(last[1])
+                    sep = sep_match(text, last[2])
+                    if not sep.group(1):
+                        i = -1
+                        break
+                    i = sep.end()
                 m = key_match(text, i)
                 if m is None:
+                    i = -1
                     break
                 key = m.group(1)
                 if "\\" in key:
                     key = _scanstring(text, m.start(1))[0]
-                v = m.end()
-                end = value_end(v)
-                kids.setdefault(key, (m.start(1) - 1, v, end))  # first occurrence wins, as for duplicate keys
-                sep = sep_match(text, end)
-                if not sep.group(1):
+                last = [m.start(1) - 1, m.end(), -1]
+                if key not in kids:  # the first of duplicate keys wins, as for the parsed value
+                    kids[key] = last
+                if key == tok:
+                    entry = kids[key]
                     break
-                i = sep.end()
-        elif opener == "[":
-            i = self._ws(start + 1)
-            n = 0
+        else:
+            n = len(kids)
+            key = str(n)
             while i < len(text) and text[i] != "]":
                 end = value_end(i)
-                kids[str(n)] = (i, i, end)
-                n += 1
+                kids[key] = last = [i, i, end]
                 sep = sep_match(text, end)
-                if not sep.group(1) or end == i:
+                i = sep.end() if sep.group(1) and end != i else -1
+                if key == tok or i < 0:
                     break
-                i = sep.end()
-        self._children[start] = kids
-        return kids
+                n += 1
+                key = str(n)
+            else:
+                i = -1
+            entry = kids.get(tok)
+        state[1] = i
+        state[3] = last
+        return entry
 
     def span(self, pointer: str) -> tuple[int, int]:
         """(start, end) offsets of the closest existing node on the way to `pointer`."""
@@ -147,14 +175,19 @@ class JsonPositions:
         else:
             start = key_start = self._ws(0)
             end = -1  # the root's end: found only if the pointer stops there (it takes a full scan)
+        child = self._child
+        node = None
         for tok in tokens:
-            kids = self._kids(start)
-            entry = kids.get(tok)
+            entry = child(start, tok)
             if entry is None:
                 break
+            node = entry
             key_start, start, end = entry
         if end < 0:
-            end = self._root_span()[1]
+            if node is None:
+                end = self._root_span()[1]
+            else:
+                end = node[2] = self._value_end(start)
         return key_start, end
 
     def locate(self, pointer: str) -> tuple[int, int, int, int]:
