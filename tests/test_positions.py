@@ -141,3 +141,19 @@ def test_json_spans_match_a_full_reading_whatever_the_order_of_lookups() -> None
             missing = pointer + "/nope"
             if missing not in expected:  # a missing child resolves to the closest existing node
                 assert positions.span(missing) == expected[pointer]
+
+
+def test_line_table_agrees_with_counting_from_the_start_in_any_order() -> None:
+    import random
+
+    from toolschema_lint.loaders.positions import LineTable
+
+    rng = random.Random(3)
+    text = "".join(rng.choice(["a", "é", "\n", "\r\n", "😀", " "]) for _ in range(2000))
+    table = LineTable(text)
+    offsets = list(range(len(text) + 1)) * 2
+    rng.shuffle(offsets)
+    for offset in offsets:
+        line = text.count("\n", 0, offset) + 1
+        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        assert table.at(offset) == (line, column)
