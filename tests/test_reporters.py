@@ -31,6 +31,7 @@ def test_json_streamed_matches_one_shot_encoding(result) -> None:
     """The JSON report is written in chunks, yet it is exactly what one `dumps_safe(indent=2)` gives."""
     from dataclasses import replace
 
+    from toolschema_lint.reporters.json_ import finding_dict
     from toolschema_lint.text import dumps_safe
 
     hostile = replace(result.findings[0], message='q"\\ \u202e\u200b\x1b[31m é \U0001f600 \ttab', tool=None, tags=())
@@ -39,6 +40,8 @@ def test_json_streamed_matches_one_shot_encoding(result) -> None:
     chunks = list(REPORTERS["json"](result, _settings()))
     text = "".join(chunks)
     assert text == dumps_safe(json.loads(text), indent=2) + "\n"
+    # the findings are `finding_dict`'s, key order included (diff and baselines use that function)
+    assert [list(d.items()) for d in json.loads(text)["findings"]] == [list(finding_dict(f).items()) for f in result.findings]
     assert "\\u202e" in text and "\u202e" not in text  # invisible characters stay escaped
     finding = json.loads(text)["findings"][0]
     assert finding["message"].startswith('q"\\ \u202e') and finding["tool"] is None and finding["tags"] == []

@@ -244,6 +244,8 @@ def _baseline(result: RunResult, settings: Settings, read_from: str | None, writ
 
 
 def _auto_color(settings: Settings) -> bool:
+    if settings.format != "text":
+        return False  # only the text reporter colours; the others need not import rich
     from .reporters.text import use_color
 
     return use_color(settings, sys.stdout)

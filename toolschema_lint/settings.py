@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 
 from .model import RuleMeta, Severity
 from .registry import by_name, catalog, option_defaults
@@ -226,6 +225,8 @@ def resolve(settings: Settings) -> Settings:
             raise ConfigError(f"rules.{sel}: must be a table of options")
         schema = dict(meta.options or {"type": "object", "properties": {}})
         schema.setdefault("additionalProperties", False)
+        import jsonschema  # only when the config sets rule options
+
         try:
             jsonschema.validate(opts, schema)
         except jsonschema.ValidationError as e:

@@ -5,16 +5,20 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-import jsonschema
-from referencing.exceptions import Unresolvable
-
 from ..model import Exchange, Hit
 from ..registry import check
-from .schema import _PY_VALIDATORS, schema_dialect
+from .schema import py_validator, schema_dialect
 
 _ENVELOPE_KEYS = {"content"}
-# a schema that cannot be used to validate: reported by the schema rules, skipped here
-_SCHEMA_FAILURES = (jsonschema.exceptions.SchemaError, Unresolvable, RecursionError)
+
+
+def _schema_failures() -> tuple[type[BaseException], ...]:
+    """A schema that cannot be used to validate: reported by the schema rules, skipped here."""
+    from jsonschema.exceptions import SchemaError
+    from referencing.exceptions import Unresolvable
+
+    return (SchemaError, Unresolvable, RecursionError)
+
 # words that tell a model what to do next after an error
 _ACTIONABLE = re.compile(
     r"\b(?:try|retry|use|call|provide|pass|set|check|must|should|expected|expect|valid|allowed|required|missing|"
@@ -59,11 +63,11 @@ def structured_content_schema_mismatch(ex: Exchange, ctx: Any) -> Iterator[Hit]:
     if dialect is None:
         return
     try:
-        validator = _PY_VALIDATORS[dialect](tool.output_schema)
+        validator = py_validator(dialect)(tool.output_schema)
         errors = sorted(validator.iter_errors(result["structuredContent"]), key=lambda e: list(map(str, e.absolute_path)))
         for err in errors[: ctx.options.get("max_errors", 20)]:
             yield ctx.on(ex, "result", "structuredContent", *err.absolute_path, detail=err.message)
-    except _SCHEMA_FAILURES:
+    except _schema_failures():
         return  # an invalid output schema is TSL102's finding
 
 
@@ -137,8 +141,8 @@ def arguments_violate_input_schema(ex: Exchange, ctx: Any) -> Iterator[Hit]:
     if dialect is None:
         return
     try:
-        errors = sorted(_PY_VALIDATORS[dialect](tool.input_schema).iter_errors(ex.arguments), key=lambda e: list(map(str, e.absolute_path)))
+        errors = sorted(py_validator(dialect)(tool.input_schema).iter_errors(ex.arguments), key=lambda e: list(map(str, e.absolute_path)))
         for err in errors[:10]:
             yield ctx.on(ex, "arguments", *err.absolute_path, detail=err.message)
-    except _SCHEMA_FAILURES:
+    except _schema_failures():
         return

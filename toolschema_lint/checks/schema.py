@@ -8,7 +8,6 @@ import re
 from functools import lru_cache
 from typing import Any, Iterator
 
-import jsonschema
 import jsonschema_rs
 
 from ..model import Hit, Severity, Tool, join_pointer
@@ -24,13 +23,21 @@ _DIALECTS = {
     "http://json-schema.org/draft-06/schema": "draft-06",
     "http://json-schema.org/draft-04/schema": "draft-04",
 }
-_PY_VALIDATORS = {
-    "2020-12": jsonschema.Draft202012Validator,
-    "2019-09": jsonschema.Draft201909Validator,
-    "draft-07": jsonschema.Draft7Validator,
-    "draft-06": jsonschema.Draft6Validator,
-    "draft-04": jsonschema.Draft4Validator,
+_PY_DRAFTS = {
+    "2020-12": "Draft202012Validator",
+    "2019-09": "Draft201909Validator",
+    "draft-07": "Draft7Validator",
+    "draft-06": "Draft6Validator",
+    "draft-04": "Draft4Validator",
 }
+
+
+def py_validator(dialect: str) -> Any:
+    """`jsonschema`'s validator class for `dialect`. Imported on first use: the native validator
+    answers the common case, and `jsonschema` is a fifth of the start-up time of a run."""
+    import jsonschema
+
+    return getattr(jsonschema, _PY_DRAFTS[dialect])
 _RS_DRAFTS = {
     "2020-12": jsonschema_rs.Draft202012,
     "2019-09": jsonschema_rs.Draft201909,
@@ -53,7 +60,7 @@ def schema_dialect(schema: Any) -> str | None:
 
 @lru_cache(maxsize=8)
 def _meta_validator(dialect: str) -> Any:
-    cls = _PY_VALIDATORS[dialect]
+    cls = py_validator(dialect)
     return cls(cls.META_SCHEMA)
 
 
@@ -73,10 +80,12 @@ def meta_errors(schema: Any, dialect: str) -> Iterator[tuple[tuple, str]]:
     """
     if isinstance(schema, dict) and _fast_valid(schema, dialect):
         return
+    from jsonschema.exceptions import best_match
+
     errors = sorted(_meta_validator(dialect).iter_errors(schema), key=lambda e: list(map(str, e.absolute_path)))
     for err in errors:
         if err.validator in ("anyOf", "oneOf") and err.context:
-            best = jsonschema.exceptions.best_match(err.context)
+            best = best_match(err.context)
             yield tuple(err.absolute_path) + tuple(best.absolute_path)[len(err.absolute_path):], best.message
         else:
             yield tuple(err.absolute_path), err.message

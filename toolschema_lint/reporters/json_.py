@@ -84,22 +84,36 @@ _PAD = "\n      "
 
 
 def _scalar(v: Any) -> str:
-    if isinstance(v, str):
+    kind = type(v)
+    if kind is str:
         return encode_basestring(v)
+    if kind is int:
+        return int.__repr__(v)  # what json.dumps writes for an int (bool is not `int` here)
     if v is None:
         return "null"
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, str):
+        return encode_basestring(v)
     return json.dumps(v)
 
 
+def _tags(tags: Any) -> str:
+    if not tags:
+        return "[]"
+    return "[" + ",".join(_PAD + "  " + _scalar(t) for t in tags) + _PAD + "]"
+
+
 def _finding_text(f: Finding) -> str:
-    """One finding as `json.dumps` with indent 2 writes it at the depth of the findings array."""
-    parts = []
-    for key, value in finding_dict(f).items():
-        if isinstance(value, list):
-            value = "[" + ",".join(_PAD + "  " + _scalar(v) for v in value) + _PAD + "]" if value else "[]"
-        else:
-            value = _scalar(value)
-        parts.append(f'"{key}": {value}')
-    return "    {" + _PAD + ("," + _PAD).join(parts) + "\n    }"
+    """One finding as `json.dumps` with indent 2 writes it at the depth of the findings array:
+    the keys and their order of `finding_dict`, filled in without building the dict."""
+    s = _scalar
+    text = (
+        f'    {{{_PAD}"id": {s(f.rule_id)},{_PAD}"name": {s(f.name)},{_PAD}"severity": {s(str(f.severity))},'
+        f'{_PAD}"message": {s(f.message)},{_PAD}"path": {s(f.path)},{_PAD}"line": {s(f.line)},'
+        f'{_PAD}"column": {s(f.column)},{_PAD}"end_line": {s(f.end_line)},{_PAD}"end_column": {s(f.end_column)},'
+        f'{_PAD}"pointer": {s(f.pointer)},{_PAD}"tool": {s(f.tool)},{_PAD}"tags": {_tags(f.tags)}'
+    )
+    if f.suppressed is not None:
+        text += f',{_PAD}"suppressed": {s(f.suppressed)}'
+    return text + "\n    }"
