@@ -55,6 +55,33 @@ def test_catalog_matches_registered_checks() -> None:
         assert spec.fn.__name__ == RULES[rid].name.replace("-", "_"), f"{rid}: check function must be named after the rule"
 
 
+def test_each_check_is_found_where_selective_loading_looks_for_it() -> None:
+    """A run imports only the check modules of its enabled rules, found by reading their source:
+    every registered check must be declared where that reading finds it."""
+    from toolschema_lint.registry import _check_modules
+
+    where = _check_modules()
+    for rid, spec in load_checks().items():
+        assert spec.fn.__module__ == f"toolschema_lint.checks.{where.get(rid)}", f"{rid}: not found by _check_modules"
+
+
+def test_a_run_of_a_few_rules_imports_only_their_modules() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from toolschema_lint.engine import Engine\n"
+        "from toolschema_lint.settings import Settings, resolve\n"
+        "engine = Engine(resolve(Settings(select=['TSL201', 'TSL401'])))\n"
+        "print(sorted(rid for spec, ctx in engine.by_scope['tool'] for rid in [spec.rule_id]))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('toolschema_lint.checks.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] == "['TSL201', 'TSL401']"
+    assert "toolschema_lint.checks.security_text" not in out[1], out[1]
+
+
 def test_option_schemas_are_valid_and_defaults_validate() -> None:
     for meta in RULES.values():
         if meta.options:

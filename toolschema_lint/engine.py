@@ -99,7 +99,7 @@ class Engine:
         self.settings = settings
         self.rules = catalog()
         self._tags = {rid: tuple(meta.tags) for rid, meta in self.rules.items()}  # shared by each rule's findings
-        checks = load_checks()
+        checks = load_checks(settings.enabled)  # only the modules of the enabled rules are imported
         self.contexts: dict[str, Context] = {}
         self.by_scope: dict[str, list[tuple[CheckSpec, Context]]] = {"tool": [], "server": [], "run": [], "result": []}
         for rid in sorted(settings.enabled):
