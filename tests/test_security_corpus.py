@@ -120,3 +120,19 @@ def test_capability_rules_survive_hostile_shapes() -> None:
     got = {f.rule_id for f in result.active()}
     assert {"TSL555", "TSL571"} <= got, got
     json.dumps([f.message for f in result.active()])  # messages are plain, printable strings
+
+
+def test_the_quick_string_pass_sees_every_string_the_located_walk_sees() -> None:
+    """`_scan` skips its located walk when a paths-free pass over the tool's strings finds nothing:
+    that pass must meet every string the walk meets, in every tool of the corpus (YAML aliases too)."""
+    from toolschema_lint.checks.security_text import _strings_only, tool_strings
+    from toolschema_lint.loaders import Source, load_source
+
+    paths = [p for _f, p in MALICIOUS if p.is_file()] + CLEAN
+    seen = 0
+    for path in paths:
+        for tool in load_source(Source(path, path.name)).tools:
+            if isinstance(tool.raw, (dict, list)):
+                assert {t.text for t in tool_strings(tool)} <= set(_strings_only(tool.raw) or ()), (path, tool.name)
+                seen += 1
+    assert seen > 50

@@ -671,12 +671,16 @@ _SEPARATORS = re.compile(r"[\s_\-.:/]+")
 _SKELETON_FOLDS = (("rn", "m"), ("vv", "w"))
 
 
+@lru_cache(maxsize=65_536)
 def skeleton(name: str) -> str:
     """A name reduced to what a reader sees: case, separators, accents and confusables folded."""
-    s = unicodedata.normalize("NFKC", name[:256]).lower()
-    s = "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
-    s = unicodedata.normalize("NFKC", s).translate(_CONFUSABLES)
-    s = "".join(c for c in s if unicodedata.category(c) != "Cf")
+    if name.isascii():  # normalization changes no ASCII text, and no ASCII character is a format (Cf) one
+        s = name[:256].lower().translate(_CONFUSABLES)
+    else:
+        s = unicodedata.normalize("NFKC", name[:256]).lower()
+        s = "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
+        s = unicodedata.normalize("NFKC", s).translate(_CONFUSABLES)
+        s = "".join(c for c in s if unicodedata.category(c) != "Cf")
     s = _SEPARATORS.sub("", s)
     for a, b in _SKELETON_FOLDS:
         s = s.replace(a, b)
@@ -687,12 +691,20 @@ def server_label(server: Server) -> str:
     return server.name if isinstance(server.name, str) and server.name else server.key
 
 
+_last_groups: tuple[Any, int, dict[str, list[tuple[int, Tool]]]] = (None, -1, {})
+
+
 def _by_skeleton(servers: list[Server]) -> dict[str, list[tuple[int, Tool]]]:
+    """Tools grouped by the skeleton of their name; TSL570 and TSL571 both ask, about the same run."""
+    global _last_groups
+    if _last_groups[0] is servers and _last_groups[1] == len(servers):
+        return _last_groups[2]
     groups: dict[str, list[tuple[int, Tool]]] = {}
     for i, server in enumerate(servers):
         for tool in server.tools:
             if isinstance(tool.name, str) and tool.name:
                 groups.setdefault(skeleton(tool.name), []).append((i, tool))
+    _last_groups = (servers, len(servers), groups)
     return groups
 
 
@@ -800,14 +812,21 @@ def overbroad_tool_trigger(servers: list[Server], ctx: Any) -> Iterator[Hit]:
                 for m in [_BROAD_TRIGGER.search(_text(t.description))] if m]
     if not triggers:
         return
-    # what each tool is for: its name, title and first sentence
-    topics = [[(t, topic(" ".join(words(t.name)) + " " + _text(t.title) + " " + first_sentence(_text(t.description))))
-               for t in s.tools if isinstance(t.name, str)] for s in servers]
+    # what each tool is for: its name, title and first sentence; worked out for a server only when
+    # the search for a clash reaches it (a universal claim stops at the first other tool)
+    known: dict[int, list[tuple[Tool, set[str]]]] = {}
+
+    def topics(j: int) -> list[tuple[Tool, set[str]]]:
+        if j not in known:
+            known[j] = [(t, topic(" ".join(words(t.name)) + " " + _text(t.title) + " " + first_sentence(_text(t.description))))
+                        for t in servers[j].tools if isinstance(t.name, str)]
+        return known[j]
+
     for i, tool, m in triggers:
         desc = _text(tool.description)
         universal = _UNIVERSAL.search(desc, m.start(), m.end() + 40)
         claimed = topic(m.group(0) + " " + first_sentence(desc, m.end()))  # what the trigger claims
-        match = next(((t, servers[j]) for j in range(len(servers)) if j != i for t, their in topics[j]
+        match = next(((t, servers[j]) for j in range(len(servers)) if j != i for t, their in topics(j)
                       if universal or claimed & their), None)
         if match:
             yield ctx.at(tool, "description", quote=m.group(0), other=match[0].name, server=server_label(match[1]))

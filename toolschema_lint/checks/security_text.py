@@ -1571,11 +1571,64 @@ def _tool_results(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Tex
 _ROOT = object()  # stack entry of the walk's root: its path is the parent path itself
 
 
+def _strings_only(raw: Any) -> list[str] | None:
+    """Every string key and value under `raw` (a dict or list), paths left out, in no set order;
+    None past `MAX_STRINGS` (shared YAML nodes are counted each time they are met).
+
+    Most tools hold nothing any rule of this module reports: this cheap pass tells so, and only a
+    tool with something to report pays for the located walk of `_scan`.
+    """
+    out: list[str] = []
+    add = out.append
+    stack = [raw]
+    push = stack.append
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            for k, v in node.items():
+                if type(k) is str:
+                    add(k)
+                kind = type(v)
+                if kind is str:
+                    add(v)
+                elif kind is dict or kind is list:
+                    push(v)
+        else:
+            for v in node:
+                kind = type(v)
+                if kind is str:
+                    add(v)
+                elif kind is dict or kind is list:
+                    push(v)
+        if len(out) > MAX_STRINGS:
+            return None
+    return out
+
+
+def _nothing_to_report(raw: Any, plan: _Plan) -> bool:
+    """Whether no enabled rule finds anything in any string of `raw` (each string looked up once)."""
+    if type(raw) is not dict and type(raw) is not list:
+        return False
+    strings = _strings_only(raw)
+    if strings is None:
+        return False
+    memo, results = plan.memo, plan.results
+    for text in strings:
+        res = memo.get(text)
+        if res is None:
+            res = results(text)
+        if res:
+            return False
+    return True
+
+
 def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found]]]:
     """`tool_strings` walked inline (same strings, same order, same bounds), each string looked up in
     the plan's memo; a `Text` and its path are only built for a string that something was found in.
     Rules that found nothing have no entry."""
     plan = _plan(rules)
+    if _nothing_to_report(tool.raw, plan):
+        return {}
     lookup = plan.lookup
     out: dict[str, list[tuple[Text, Found]]] = {}
     own: list[frozenset[str]] = []
