@@ -18,7 +18,6 @@ from typing import Any, Iterable
 from .loaders import InputError, Source, collect, load_source
 from .model import Document, Exchange, Finding, Hit, RuleMeta, Server, Severity, Tool
 from .registry import CheckSpec, catalog, load_checks
-from .reporters import preparer
 from .settings import Settings, ignored_for
 from .text import sanitize
 
@@ -394,13 +393,9 @@ def _worker_group(item: tuple[str, list[Source]]) -> GroupOutput:
     """In a forked worker: lint one server group and detach it for the trip back."""
     assert _WORKER_ENGINE is not None
     out = _WORKER_ENGINE.process_group(*item)
-    settings = _WORKER_ENGINE.settings
-    prepare = preparer(settings.format)
     for f in out.findings:
-        if settings.fingerprints:
+        if _WORKER_ENGINE.settings.fingerprints:
             f.fingerprint_content  # noqa: B018 - computed while the document still holds its data
-        if prepare is not None:
-            prepare(f)
         f.document = None
     for doc in out.documents:
         doc.detach()

@@ -304,8 +304,6 @@ class Finding:
     tool_pointer: str | None = None  # the pointer of the tool the finding is about, within `path`
     suppressed: str | None = None  # why it is suppressed (baseline), None when active
     document: Document | None = field(default=None, repr=False, compare=False)
-    # the reporter's text for this finding, made by a worker process alongside it (reporters.prepare)
-    encoded: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def sort_key(self) -> tuple:

@@ -34,15 +34,3 @@ class _Reporters(Mapping):
 
 
 REPORTERS: Mapping[str, Callable] = _Reporters()
-
-
-def preparer(name: str) -> Callable | None:
-    """The format's per-finding step (finding -> None, filling `Finding.encoded`), if it has one.
-
-    Worker processes run it on the findings they make, so a large report's encoding is spread
-    over the workers instead of all being done by the parent once linting has finished.
-    """
-    module = _MODULES.get(name)
-    if module is None:
-        return None
-    return getattr(importlib.import_module(f"{__name__}.{module}"), "prepare", None)

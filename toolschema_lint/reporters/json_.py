@@ -72,10 +72,10 @@ def render(result: Any, settings: Any) -> Iterator[str]:
     for i, f in enumerate(findings):
         batch.append(_finding_text(f) if i == 0 else ",\n" + _finding_text(f))
         if len(batch) >= 512:
-            yield "".join(batch)
+            yield escape_invisible("".join(batch))
             batch = []
     batch.append(tail)
-    yield "".join(batch)
+    yield escape_invisible("".join(batch))
 
 
 _MARK = "\x00findings\x00"
@@ -104,28 +104,16 @@ def _tags(tags: Any) -> str:
     return "[" + ",".join(_PAD + "  " + _scalar(t) for t in tags) + _PAD + "]"
 
 
-def prepare(f: Finding) -> None:
-    """Encode the finding ahead of `render` (in the worker process that made it)."""
-    f.encoded = _body(f)
-
-
 def _finding_text(f: Finding) -> str:
-    """One finding as `dumps_safe` with indent 2 writes it at the depth of the findings array."""
-    body = f.encoded
-    if body is None:
-        body = _body(f)
-    if f.suppressed is not None:  # set after linting (a baseline), so never part of `encoded`
-        body += f',{_PAD}"suppressed": {escape_invisible(_scalar(f.suppressed))}'
-    return body + "\n    }"
-
-
-def _body(f: Finding) -> str:
-    """The finding's members but `suppressed`, invisible characters escaped, the object left open:
+    """One finding as `json.dumps` with indent 2 writes it at the depth of the findings array:
     the keys and their order of `finding_dict`, filled in without building the dict."""
     s = _scalar
-    return escape_invisible(
+    text = (
         f'    {{{_PAD}"id": {s(f.rule_id)},{_PAD}"name": {s(f.name)},{_PAD}"severity": {s(str(f.severity))},'
         f'{_PAD}"message": {s(f.message)},{_PAD}"path": {s(f.path)},{_PAD}"line": {s(f.line)},'
         f'{_PAD}"column": {s(f.column)},{_PAD}"end_line": {s(f.end_line)},{_PAD}"end_column": {s(f.end_column)},'
         f'{_PAD}"pointer": {s(f.pointer)},{_PAD}"tool": {s(f.tool)},{_PAD}"tags": {_tags(f.tags)}'
     )
+    if f.suppressed is not None:
+        text += f',{_PAD}"suppressed": {s(f.suppressed)}'
+    return text + "\n    }"
