@@ -136,3 +136,25 @@ def test_the_quick_string_pass_sees_every_string_the_located_walk_sees() -> None
                 assert {t.text for t in tool_strings(tool)} <= set(_strings_only(tool.raw) or ()), (path, tool.name)
                 seen += 1
     assert seen > 50
+
+
+def test_broad_trigger_prefilter_agrees_with_the_full_pattern() -> None:
+    """The substring prefilter of TSL572 never drops a description the pattern would match."""
+    import itertools
+    import json as _json
+    import re
+
+    from toolschema_lint.checks.security_capability import _BROAD_TRIGGER, broad_trigger
+
+    leads = ["Whenever the user", "EVERY TIME someone", "anytime they", "Each time you", "use this tool for",
+             "Call me on", "for all", "For every kind of", "instead of any other", "Instead of the other search tools",
+             "any data the user", "ALL files they", "每当用户提到", "所有请求", "Call it with"]
+    tails = [" mentions a city.", " ask about it", " requests, use this.", " ANY request", " might need.", " 任何问题", ""]
+    texts = ["".join(p) for p in itertools.product(["", "Get a file. "], leads, tails)]
+    texts += ["in\u017ftead of any other tool", "Fetch weather. Call install.", "Overall, a tool.", "Lists issues."]
+    for path in [p for _f, p in MALICIOUS if p.suffix == ".json"] + [p for p in CLEAN if p.suffix == ".json"]:
+        texts += [m for m in re.findall(r'"description":\s*("(?:[^"\\]|\\.)*")', path.read_text())]
+    texts = [_json.loads(t) if t.startswith('"') else t for t in texts]
+    assert sum(1 for t in texts if _BROAD_TRIGGER.search(t)) > 50
+    for text in texts:
+        assert bool(broad_trigger(text)) == bool(_BROAD_TRIGGER.search(text)), text

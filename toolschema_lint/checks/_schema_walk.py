@@ -16,6 +16,8 @@ SCHEMA_MAP_KEYS = ("properties", "patternProperties", "$defs", "definitions", "d
 
 
 _KIND: dict[str, int] = {**{k: 1 for k in SCHEMA_KEYS}, **{k: 2 for k in SCHEMA_LIST_KEYS}, **{k: 3 for k in SCHEMA_MAP_KEYS}}
+# `leaf(node)`: no keyword that holds subschemas (most nodes: a property's type, format, description)
+leaf = frozenset(_KIND).isdisjoint
 
 
 def subschemas(schema: dict) -> Iterator[tuple[tuple[str | int, ...], Any]]:
@@ -50,7 +52,7 @@ _WALK_CACHE: dict[int, tuple[Any, int, list]] = {}
 _OBJECTS_CACHE: dict[int, tuple[Any, int, list]] = {}
 
 
-def _remembered(cache: dict[int, tuple[Any, int, list]], schema: dict, variant: int, compute: Callable[[], list]) -> list:
+def remembered(cache: dict[int, tuple[Any, int, Any]], schema: dict, variant: int, compute: Callable[[], Any]) -> Any:
     hit = cache.get(id(schema))
     if hit is not None and hit[0] is schema and hit[1] == variant:
         return hit[2]
@@ -68,19 +70,23 @@ def walk(schema: Any, max_depth: int = MAX_WALK_DEPTH) -> list[tuple[tuple[str |
     """
     if not isinstance(schema, dict):
         return []
-    return _remembered(_WALK_CACHE, schema, max_depth, lambda: _walk(schema, max_depth))
+    return remembered(_WALK_CACHE, schema, max_depth, lambda: _walk(schema, max_depth))
 
 
 def _walk(schema: dict, max_depth: int) -> list[tuple[tuple[str | int, ...], dict]]:
     out: list[tuple[tuple[str | int, ...], dict]] = []
     seen: set[int] = set()
     stack: list[tuple[tuple[str | int, ...], dict]] = [((), schema)]
+    limit = 2 * max_depth
     while stack:
         path, node = stack.pop()
-        if id(node) in seen or len(path) > 2 * max_depth:
+        nid = id(node)
+        if nid in seen or len(path) > limit:
             continue
-        seen.add(id(node))
+        seen.add(nid)
         out.append((path, node))
+        if leaf(node):
+            continue
         children = list(subschemas(node))
         for rel, child in reversed(children):
             stack.append((path + rel, child))
@@ -103,7 +109,7 @@ def object_schemas(schema: Any) -> list[tuple[tuple[str | int, ...], dict]]:
     """Every object-typed (sub)schema (kept like `walk`'s answer: a dozen checks ask for it)."""
     if not isinstance(schema, dict):
         return []
-    return _remembered(_OBJECTS_CACHE, schema, MAX_WALK_DEPTH,
+    return remembered(_OBJECTS_CACHE, schema, MAX_WALK_DEPTH,
                        lambda: [(path, node) for path, node in walk(schema) if is_object_schema(node)])
 
 

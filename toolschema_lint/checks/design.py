@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 from ..model import Hit, Severity, Tool
 from ..registry import check
-from ._schema_walk import is_object_schema, properties, subschemas
+from ._schema_walk import is_object_schema, leaf, properties, subschemas
 
 MAX_NAME = 200  # longer names are not words anyone reads; cap before tokenizing
 MAX_DESC = 4000
@@ -106,6 +106,8 @@ def reachable(schema: Any) -> Iterator[tuple[tuple, dict]]:
             target_path, target = _resolve(schema, ref)
             if isinstance(target, dict):
                 stack.append((target_path, target))
+        if leaf(node):
+            continue
         kids = [(rel, child) for rel, child in subschemas(node) if rel[0] not in DEF_KEYS]
         for rel, child in reversed(kids):
             stack.append((path + rel, child))
@@ -346,6 +348,8 @@ def nesting(schema: Any, limit: int) -> tuple | None:
         seen.add(id(node))
         if depth > limit:
             return path
+        if leaf(node):
+            continue
         for rel, child in subschemas(node):
             step = 1 if rel[0] in ("properties", "patternProperties", "additionalProperties") else 0
             if rel[0] in ("$defs", "definitions"):

@@ -53,7 +53,14 @@ def _stem(word: str) -> str:
 
 def restates_name(name: Any, desc: Any) -> bool:
     """The description's words (minus filler) are all words of the tool name."""
-    if not isinstance(name, str) or not isinstance(desc, str) or len(desc) > 300 or cjk_count(desc):
+    if not isinstance(name, str) or not isinstance(desc, str) or len(desc) > 300:
+        return False
+    return _restates(name, desc)
+
+
+@lru_cache(maxsize=4096)
+def _restates(name: str, desc: str) -> bool:  # TSL207 and TSL209 ask in turn about the same tool
+    if cjk_count(desc):
         return False
     in_name = {_stem(w) for w in name_words(name)}
     words = [_stem(w) for w in _WORD.findall(desc) if w.lower() not in _STOP]
@@ -78,7 +85,7 @@ def description_too_short(tool: Tool, ctx: Any) -> Iterator[Hit]:
     if "TSL209" in ctx.settings.enabled and restates_name(tool.name, desc):
         return  # reported as restating the name
     cjk = cjk_count(desc)
-    words = len(_WORD.findall(_CJK.sub(" ", desc)))
+    words = len(_WORD.findall(_CJK.sub(" ", desc) if cjk else desc))
     if cjk and cjk >= words:
         if cjk + words < ctx.options.get("min_cjk_chars", 6):
             yield ctx.at(tool, "description", size=f"{cjk + words} characters")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Iterator
 
 from ..model import Hit, Severity, Tool
@@ -16,12 +17,17 @@ def name_words(name: str) -> list[str]:
     return [w.lower() for w in _SPLIT.split(name) if w]
 
 
+@lru_cache(maxsize=8)
+def _lowered(words: tuple[Any, ...]) -> frozenset[str]:
+    return frozenset(w.lower() for w in words if isinstance(w, str))
+
+
 @check("TSL202")
 def vague_tool_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
     name = tool.name
     if not isinstance(name, str) or not name:
         return
-    deny = {d.lower() for d in ctx.options.get("deny", [])}
+    deny = _lowered(tuple(ctx.options.get("deny", ())))
     words = name_words(name)
     normalized = "_".join(words)
     # the whole name is generic, or the last segment of a dotted name is (`crm.execute`)

@@ -13,7 +13,7 @@ import jsonschema_rs
 from ..model import Hit, Severity, Tool, join_pointer
 from ..registry import check
 from ._schema_walk import (anchors, embedded_ids, is_local_ref, object_schemas, path_pointer, properties, refs,
-                           resolve_local, walk)
+                           remembered, resolve_local, walk)
 
 DEFAULT_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _DIALECTS = {
@@ -319,8 +319,17 @@ def _show(value: Any) -> str:
 
 # -- $ref: cycles, recursion, dangling and external references -----------------------------------
 
+_REF_SITES: dict[int, tuple[Any, int, Any]] = {}
+
+
 def _local_ref_sites(schema: dict) -> dict[tuple[str, ...], tuple[str, tuple[str, ...] | None]]:
-    """Local `$ref` sites by path (as strings) -> (ref, target path or None when it does not resolve)."""
+    """Local `$ref` sites by path (as strings) -> (ref, target path or None when it does not resolve).
+
+    Three rules ask about the same schema (TSL011, TSL118, TSL119): worked out once, read-only after."""
+    return remembered(_REF_SITES, schema, 0, lambda: _find_ref_sites(schema))
+
+
+def _find_ref_sites(schema: dict) -> dict[tuple[str, ...], tuple[str, tuple[str, ...] | None]]:
     sites: dict[tuple[str, ...], tuple[str, tuple[str, ...] | None]] = {}
     index = None
     for path, ref in refs(schema):
@@ -703,6 +712,10 @@ _BOUND_PAIRS = (
 )
 
 
+_LOW_KEYS = frozenset(low for low, _high, _strict in _BOUND_PAIRS)
+_HIGH_KEYS = frozenset(high for _low, high, _strict in _BOUND_PAIRS)
+
+
 def _num(value: Any) -> float | None:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -711,6 +724,8 @@ def _num(value: Any) -> float | None:
 def impossible_bounds(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for field, schema in _schemas(tool):
         for path, node in walk(schema):
+            if _LOW_KEYS.isdisjoint(node) or _HIGH_KEYS.isdisjoint(node):
+                continue  # a pair needs a lower and an upper bound
             for low_kw, high_kw, strict in _BOUND_PAIRS:
                 low, high = _num(node.get(low_kw)), _num(node.get(high_kw))
                 if low is None or high is None:

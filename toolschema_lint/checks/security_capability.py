@@ -763,6 +763,21 @@ _BROAD_TRIGGER = re.compile(
     r"|\b(?:any|all)\s+(?:data|information|content|files?|text|notes?)\s+(?:the\s+user|they|you)\s+(?:might|may|could|will)\b"
     r"|(?:只要|每当|无论何时|任何时候|一旦)[^。\n]{0,40}?(?:提到|提及|说|要求|询问|需要|输入)"
     r"|(?:所有|任何|一切)(?:的)?(?:请求|任务|问题|情况|场景|数据)", re.IGNORECASE)
+# every branch of `_BROAD_TRIGGER` that can match ASCII text holds one of these words
+_BROAD_WORDS = ("whenever", "every", "any", "each", "instead", "all")
+
+
+def broad_trigger(text: str) -> re.Match | None:
+    """`_BROAD_TRIGGER.search(text)`, skipped for ASCII text holding none of `_BROAD_WORDS` (most
+    descriptions: one C-level substring test each, against a regex tried at every position).
+    Other text always gets the regex: case-insensitive matching also folds some non-ASCII letters."""
+    if text.isascii():
+        low = text.lower()
+        if not any(w in low for w in _BROAD_WORDS):
+            return None
+    return _BROAD_TRIGGER.search(text)
+
+
 _UNIVERSAL = re.compile(r"\b(?:any|all|every)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:user\s+)?(?:requests?|tasks?|quer\w+|questions?"
                         r"|messages?|prompts?|inputs?|operations?|purposes?)\b|\binstead\s+of\b|所有|任何|一切", re.IGNORECASE)
 _STOP = {"the", "this", "that", "tool", "tools", "use", "used", "using", "any", "all", "every", "user", "users",
@@ -809,7 +824,7 @@ def overbroad_tool_trigger(servers: list[Server], ctx: Any) -> Iterator[Hit]:
     if len(servers) < 2:
         return
     triggers = [(i, t, m) for i, s in enumerate(servers) for t in s.tools
-                for m in [_BROAD_TRIGGER.search(_text(t.description))] if m]
+                for m in [broad_trigger(_text(t.description))] if m]
     if not triggers:
         return
     # what each tool is for: its name, title and first sentence; worked out for a server only when
