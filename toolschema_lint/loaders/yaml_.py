@@ -98,13 +98,13 @@ class _Builder:
 
     def build(self, node: Any, depth: int = 0) -> tuple[Any, int]:
         """(value, expanded node count)."""
+        kind = node.id
+        if kind == "scalar":  # scalars are not memoised: an aliased one is rebuilt, as cheap as a lookup
+            return _scalar(node), 1
         nid = id(node)
         hit = self.memo.get(nid)
         if hit is not None:
             return hit
-        kind = node.id
-        if kind == "scalar":
-            return _scalar(node), 1
         if nid in self.active:
             raise self._fail("TSL009", "recursive alias: a node contains itself", node)
         if depth > MAX_DEPTH:
@@ -114,6 +114,10 @@ class _Builder:
         if kind == "sequence":
             value: Any = []
             for child in node.value:
+                if child.id == "scalar":
+                    value.append(_scalar(child))
+                    size += 1
+                    continue
                 v, n = self.build(child, depth + 1)
                 value.append(v)
                 size += n
@@ -123,7 +127,10 @@ class _Builder:
             value = {}
             merged: dict[str, Any] = {}
             for knode, vnode in node.value:
-                v, n = self.build(vnode, depth + 1)
+                if vnode.id == "scalar":
+                    v, n = _scalar(vnode), 1
+                else:
+                    v, n = self.build(vnode, depth + 1)
                 size += n
                 if size > MAX_NODES:
                     raise self._fail("TSL009", f"aliases expand to more than {MAX_NODES:,} nodes (an alias bomb)", node)
