@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
 
     timeout = args.timeout or max(10.0, 5 * args.limit)
     rows = []
-    print(f"| case | chars | seconds | results | status |\n|---|---:|---:|---:|---|")
+    print("| case | chars | seconds | results | status |\n|---|---:|---:|---:|---|")
     for case in args.case or list(CASES):
         row = run_case(args.target, case, args.size, timeout)
         if row["status"] == "ok" and row["seconds"] > args.limit:

@@ -2,7 +2,8 @@
 """Benchmark toolschema-lint against Spectral on a generated MCP corpus.
 
 Generates the corpus (bench/gen_corpus.py) into a temporary directory, once as
-JSON and once as YAML, then times, best of ``--repeat`` runs each:
+JSON and once as YAML, then times, best of ``--repeat`` runs each (in rounds that run every
+command once, so a slow spell of the machine slows every row alike):
 
   a. ``toolschema-lint check <json dir> --format json --exit-zero -o FILE``
   b. the same on the YAML copy
@@ -34,6 +35,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Callable
 
 BENCH = Path(__file__).resolve().parent
 NODE_PREFIX = BENCH / ".node"
@@ -125,23 +127,44 @@ def measure(cmd: list[str], env: dict[str, str] | None = None) -> dict:
     return json.loads(out.stdout)
 
 
-def run_repeated(res: Result, repeat: int, ok_codes: tuple[int, ...], read_output) -> Result:
-    counts = set()
-    for _ in range(repeat):
-        m = measure(res.command)
-        if m["rc"] not in ok_codes:
-            res.error = f"exit code {m['rc']}: {m['stderr'].strip()[-500:]}"
-            return res
-        res.walls.append(m["wall"])
-        res.cpus.append(m["cpu"])
-        res.peak_rss_mib = max(res.peak_rss_mib, m["maxrss_kib"] / 1024)
-        res.tree_rss_mib = max(res.tree_rss_mib, m["tree_rss_kib"] / 1024)
-        findings, tools = read_output()
-        counts.add(findings)
-        res.findings, res.tools_reported = findings, tools
-    if len(counts) > 1:
-        res.error = f"finding counts differ between runs: {sorted(counts)}"
-    return res
+@dataclass
+class Job:
+    """One command to time: its result row, the exit codes that mean success, how to read its output."""
+
+    res: Result
+    ok_codes: tuple[int, ...]
+    read_output: Callable[[], tuple[int, int | None]]
+    counts: set[int] = field(default_factory=set)
+
+
+def run_once(job: Job) -> None:
+    res = job.res
+    if res.error:
+        return
+    m = measure(res.command)
+    if m["rc"] not in job.ok_codes:
+        res.error = f"exit code {m['rc']}: {m['stderr'].strip()[-500:]}"
+        return
+    res.walls.append(m["wall"])
+    res.cpus.append(m["cpu"])
+    res.peak_rss_mib = max(res.peak_rss_mib, m["maxrss_kib"] / 1024)
+    res.tree_rss_mib = max(res.tree_rss_mib, m["tree_rss_kib"] / 1024)
+    findings, tools = job.read_output()
+    job.counts.add(findings)
+    res.findings, res.tools_reported = findings, tools
+
+
+def run_interleaved(jobs: list[Job], repeat: int) -> list[Result]:
+    """`repeat` rounds, each running every command once in turn: a slow spell of a shared machine
+    then slows every row alike instead of the one that happened to be timed during it."""
+    for i in range(repeat):
+        print(f"round {i + 1}/{repeat}: " + ", ".join(f"{j.res.name} ({j.res.corpus})" for j in jobs), file=sys.stderr)
+        for job in jobs:
+            run_once(job)
+    for job in jobs:
+        if len(job.counts) > 1 and not job.res.error:
+            job.res.error = f"finding counts differ between runs: {sorted(job.counts)}"
+    return [job.res for job in jobs]
 
 
 # --------------------------------------------------------------------------
@@ -170,8 +193,8 @@ def warm_bytecode(tsl: list[str], corpus: Path) -> None:
                    env=env, capture_output=True)
 
 
-def bench_toolschema_lint(base: list[str], corpus: Path, label: str, out: Path, repeat: int,
-                          select: str | None = None) -> Result:
+def bench_toolschema_lint(base: list[str], corpus: Path, label: str, out: Path,
+                          select: str | None = None) -> Job:
     extra = ["--select", select] if select else []
     if select == SPECTRAL_EQUIVALENT:
         name = "toolschema-lint, Spectral's rules"
@@ -185,7 +208,7 @@ def bench_toolschema_lint(base: list[str], corpus: Path, label: str, out: Path, 
         summary = data.get("summary", {})
         return summary.get("findings", len(data.get("findings", []))), summary.get("tools")
 
-    return run_repeated(res, repeat, (0,), read)
+    return Job(res, (0,), read)
 
 
 # --------------------------------------------------------------------------
@@ -216,14 +239,14 @@ def spectral_command(spectral: list[str], pattern: str, out: Path) -> list[str]:
                        "-f", "json", "-o", str(out), "-q"]
 
 
-def bench_spectral(spectral: list[str], corpus: Path, out: Path, repeat: int) -> Result:
+def bench_spectral(spectral: list[str], corpus: Path, out: Path) -> Job:
     res = Result("spectral", "json", spectral_command(spectral, f"{corpus}/*.json", out))
 
     def read() -> tuple[int, None]:
         return len(json.loads(out.read_text(encoding="utf-8"))), None
 
     # spectral exits 1 when it reports errors: that is a successful lint here.
-    return run_repeated(res, repeat, (0, 1), read)
+    return Job(res, (0, 1), read)
 
 
 # --------------------------------------------------------------------------
@@ -299,32 +322,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpus: {args.tools} tools in {args.files} files ({mb:.1f} MB JSON), "
               f"generated in {time.perf_counter() - t0:.1f}s under {work}", file=sys.stderr)
 
-        results: list[Result] = []
+        skipped: list[Result] = []
+        jobs: list[Job] = []
         versions: dict[str, str | None] = {}
         tsl = [str(args.tsl)] if args.tsl else find_toolschema_lint()
         if tsl is None:
             for label in ("json", "yaml"):
-                results.append(Result("toolschema-lint", label, [], skipped="toolschema-lint CLI not installed"))
+                skipped.append(Result("toolschema-lint", label, [], skipped="toolschema-lint CLI not installed"))
         else:
             versions["toolschema-lint"] = tool_version(tsl + ["--version"])
             warm_bytecode(tsl, json_dir)
             for label, d in (("json", json_dir), ("yaml", yaml_dir)):
-                print(f"timing toolschema-lint on {label} ...", file=sys.stderr)
-                results.append(bench_toolschema_lint(tsl, d, label, work / f"tsl-{label}.json", args.repeat))
+                jobs.append(bench_toolschema_lint(tsl, d, label, work / f"tsl-{label}.json"))
             if args.tsl_select:
-                print(f"timing toolschema-lint --select {args.tsl_select} on json ...", file=sys.stderr)
-                results.append(bench_toolschema_lint(tsl, json_dir, "json", work / "tsl-select.json", args.repeat,
-                                                     select=args.tsl_select))
+                jobs.append(bench_toolschema_lint(tsl, json_dir, "json", work / "tsl-select.json", select=args.tsl_select))
 
         spectral = None if args.no_spectral else find_spectral(install=not args.no_install)
         if spectral is None:
-            results.append(Result("spectral", "json", [],
+            skipped.append(Result("spectral", "json", [],
                                   skipped="disabled" if args.no_spectral else "node or spectral-cli not available"))
         else:
             versions["spectral"] = tool_version(spectral + ["--version"])
             versions["node"] = tool_version([shutil.which("node") or "node", "--version"])
-            print("timing spectral on json ...", file=sys.stderr)
-            results.append(bench_spectral(spectral, json_dir, work / "spectral.json", args.repeat))
+            jobs.append(bench_spectral(spectral, json_dir, work / "spectral.json"))
+        results = run_interleaved(jobs, args.repeat) + skipped
 
         for r in results:
             if r.tools_reported is not None and r.tools_reported != args.tools:
