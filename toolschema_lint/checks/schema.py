@@ -38,6 +38,8 @@ def py_validator(dialect: str) -> Any:
     import jsonschema
 
     return getattr(jsonschema, _PY_DRAFTS[dialect])
+
+
 _RS_DRAFTS = {
     "2020-12": jsonschema_rs.Draft202012,
     "2019-09": jsonschema_rs.Draft201909,

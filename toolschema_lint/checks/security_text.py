@@ -1584,22 +1584,16 @@ def _strings_only(raw: Any) -> list[str] | None:
     push = stack.append
     while stack:
         node = stack.pop()
-        if type(node) is dict:
-            for k, v in node.items():
-                if type(k) is str:
-                    add(k)
-                kind = type(v)
-                if kind is str:
-                    add(v)
-                elif kind is dict or kind is list:
-                    push(v)
-        else:
-            for v in node:
-                kind = type(v)
-                if kind is str:
-                    add(v)
-                elif kind is dict or kind is list:
-                    push(v)
+        for k, v in node.items() if type(node) is dict else enumerate(node):
+            if type(k) is str:
+                add(k)
+            kind = type(v)
+            if kind is str:
+                add(v)
+            elif kind is dict or kind is list:
+                push(v)
+            elif isinstance(v, (str, dict, list)):
+                return None  # a subclass (not from our loaders): leave it to the located walk
         if len(out) > MAX_STRINGS:
             return None
     return out

@@ -54,8 +54,9 @@ class JsonPositions:
         self.text = text
         self.table = LineTable(text)
         self.lines = lines
-        # container start offset -> [{token: (key_start, value_start, value_end)} read so far,
-        #                            offset to resume reading at (-1: all read), is an object]
+        # container start offset -> [{token: [key start, value start, value end or -1]} read so far,
+        #                            offset to resume reading at (-1: all read), is an object,
+        #                            the entry read last (its value is skipped before reading on)]
         self._children: dict[int, list[Any]] = {}
         self._root: tuple[int, int] | None = None
         self._lines_index: dict[str, tuple[int, int, int]] | None = None
@@ -143,7 +144,7 @@ class JsonPositions:
                 if "\\" in key:
                     key = _scanstring(text, m.start(1))[0]
                 last = [m.start(1) - 1, m.end(), -1]
-                if key not in kids:  # the first of duplicate keys wins, as for the parsed value
+                if key not in kids:  # a pointer names the first of duplicate keys
                     kids[key] = last
                 if key == tok:
                     entry = kids[key]
