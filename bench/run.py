@@ -275,6 +275,17 @@ def machine_info() -> dict:
     return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "os": platform.platform()}
 
 
+def round_ratios(slow: Result, fast: Result) -> str:
+    """The wall ratio within each round (both commands timed minutes apart at most): its median
+    and range, steadier than the ratio of two bests that may come from different rounds."""
+    if not slow.walls or len(slow.walls) != len(fast.walls) or not all(fast.walls):
+        return ""
+    per_round = sorted(s / f for s, f in zip(slow.walls, fast.walls))
+    mid = len(per_round) // 2
+    median = per_round[mid] if len(per_round) % 2 else (per_round[mid - 1] + per_round[mid]) / 2
+    return f"; per round: median {median:.1f}x (from {per_round[0]:.1f}x to {per_round[-1]:.1f}x)"
+
+
 def table(results: list[Result], n_tools: int, repeat: int) -> str:
     lines = [f"| tool | corpus | wall s (best of {repeat}) | CPU s | tools/s | peak RSS MiB | all processes MiB "
              "| findings |",
@@ -364,12 +375,13 @@ def main(argv: list[str] | None = None) -> int:
             ratio = spec.best / tsl_json.best
             cpu_ratio = spec.best_cpu / tsl_json.best_cpu if tsl_json.best_cpu else None
             print(f"\nspeed ratio toolschema-lint / Spectral (JSON): {ratio:.1f}x wall"
-                  + (f", {cpu_ratio:.1f}x CPU" if cpu_ratio else ""))
+                  + (f", {cpu_ratio:.1f}x CPU" if cpu_ratio else "") + round_ratios(spec, tsl_json))
         same = by.get(("toolschema-lint, Spectral's rules", "json"))
         same_ratio = same_cpu_ratio = None
         if same and spec and same.best and spec.best:
             same_ratio, same_cpu_ratio = spec.best / same.best, spec.best_cpu / same.best_cpu
-            print(f"speed ratio on the same ten rules: {same_ratio:.1f}x wall, {same_cpu_ratio:.1f}x CPU")
+            print(f"speed ratio on the same ten rules: {same_ratio:.1f}x wall, {same_cpu_ratio:.1f}x CPU"
+                  + round_ratios(spec, same))
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
         if load is not None and load > 1.5:
             print(f"\nwarning: load average {load:.1f} on {os.cpu_count()} cores; wall times are inflated, "
