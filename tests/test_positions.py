@@ -157,3 +157,43 @@ def test_line_table_agrees_with_counting_from_the_start_in_any_order() -> None:
         line = text.count("\n", 0, offset) + 1
         column = offset - (text.rfind("\n", 0, offset) + 1) + 1
         assert table.at(offset) == (line, column)
+
+
+def test_yaml_positions_indexed_keys_agree_with_a_linear_search() -> None:
+    """Mapping keys are looked up through an index built on first use; it must point where a plain
+    first-match search over the node's pairs points (duplicate keys, nested, sequences, misses)."""
+    from toolschema_lint.loaders.positions import YamlPositions
+    from toolschema_lint.loaders.yaml_ import compose
+    from toolschema_lint.model import split_pointer
+
+    text = (
+        "tools:\n"
+        "  - name: a\n    name: dup\n    inputSchema:\n      properties:\n        x: {type: string}\n"
+        "        x: {type: integer}\n        ? [complex, key]\n        : 1\n        y:\n          items: [1, 2]\n"
+        "  - name: b\n    description: two\n"
+    )
+
+    def linear(root, pointer):
+        node, key_node = root, None
+        for tok in split_pointer(pointer):
+            nxt = None
+            if node.id == "mapping":
+                for k, v in node.value:
+                    if getattr(k, "value", None) == tok:
+                        nxt, key_node = v, k
+                        break
+            elif node.id == "sequence" and tok.isdigit() and int(tok) < len(node.value):
+                nxt, key_node = node.value[int(tok)], None
+            if nxt is None:
+                break
+            node = nxt
+        s, e = (key_node or node).start_mark, node.end_mark
+        return s.line + 1, s.column + 1, e.line + 1, e.column + 1
+
+    (root,) = compose(text)
+    positions = YamlPositions(root)
+    pointers = ["", "/tools", "/tools/0/name", "/tools/0/inputSchema/properties/x", "/tools/0/inputSchema/properties/x/type",
+                "/tools/0/inputSchema/properties/y/items/1", "/tools/0/inputSchema/properties/nope", "/tools/1/description",
+                "/tools/2", "/tools/0/inputSchema/properties/x"]
+    for pointer in pointers + pointers[::-1]:
+        assert positions.locate(pointer) == linear(root, pointer), pointer

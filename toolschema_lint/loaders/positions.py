@@ -60,6 +60,7 @@ class JsonPositions:
         self._children: dict[int, list[Any]] = {}
         self._root: tuple[int, int] | None = None
         self._lines_index: dict[str, tuple[int, int, int]] | None = None
+        self._located: dict[str, tuple[int, int, int, int]] = {}
 
     # -- scanning helpers -------------------------------------------------------------------
     # Each helper is one C-level regex match or scan; a value the walk does not enter is skipped
@@ -199,10 +200,13 @@ class JsonPositions:
         return key_start, end
 
     def locate(self, pointer: str) -> tuple[int, int, int, int]:
-        start, end = self.span(pointer)
-        line, col = self.table.at(start)
-        end_line, end_col = self.table.at(max(start, end))
-        return line, col, end_line, end_col
+        found = self._located.get(pointer)  # several rules often report the same node
+        if found is None:
+            start, end = self.span(pointer)
+            line, col = self.table.at(start)
+            end_line, end_col = self.table.at(max(start, end))
+            found = self._located[pointer] = (line, col, end_line, end_col)
+        return found
 
 
 class YamlPositions:
@@ -210,8 +214,28 @@ class YamlPositions:
 
     def __init__(self, root: Any):
         self.root = root
+        self._keys: dict[int, dict[str, tuple[Any, Any]]] = {}  # id(mapping node) -> key -> (key node, value node)
+        self._located: dict[str, tuple[int, int, int, int]] = {}
+
+    def _pairs(self, node: Any) -> dict[str, tuple[Any, Any]]:
+        """A mapping node's pairs by key (the first of duplicate keys), indexed on first use."""
+        index = self._keys.get(id(node))
+        if index is None:
+            index = {}
+            for k, v in node.value:
+                key = getattr(k, "value", None)
+                if isinstance(key, str) and key not in index:
+                    index[key] = (k, v)
+            self._keys[id(node)] = index
+        return index
 
     def locate(self, pointer: str) -> tuple[int, int, int, int]:
+        found = self._located.get(pointer)
+        if found is None:
+            found = self._located[pointer] = self._locate(pointer)
+        return found
+
+    def _locate(self, pointer: str) -> tuple[int, int, int, int]:
         node = self.root
         if node is None:
             return (1, 1, 1, 1)
@@ -223,10 +247,9 @@ class YamlPositions:
                 break
             nxt = None
             if node.tag.endswith(":map") or node.id == "mapping":
-                for k, v in node.value:
-                    if getattr(k, "value", None) == tok:
-                        nxt, key_node = v, k
-                        break
+                pair = self._pairs(node).get(tok)
+                if pair is not None:
+                    key_node, nxt = pair
             elif node.id == "sequence":
                 if tok.isdigit() and int(tok) < len(node.value):
                     nxt, key_node = node.value[int(tok)], None
