@@ -112,3 +112,27 @@ def test_catalog_examples(rid: str) -> None:
     good = lint_sources(example_sources(meta.examples["good"], scope), select=[rid])
     assert rid in [f.rule_id for f in bad.active()], f"{rid}: bad example does not fire"
     assert rid not in [f.rule_id for f in good.active()], f"{rid}: good example fires"
+
+
+def test_built_catalog_is_current() -> None:
+    """rules/catalog.json (read instead of the rule files while its digest matches) holds exactly
+    what the rule files say. When this fails: python -m toolschema_lint.registry"""
+    import json as _json
+
+    import yaml
+
+    from toolschema_lint.registry import BUILT, _digest, _rule_texts
+
+    texts = _rule_texts()
+    built = _json.loads((Path(__file__).resolve().parent.parent / "rules" / BUILT).read_text(encoding="utf-8"))
+    assert built["digest"] == _digest(texts), "rules/catalog.json is stale: run python -m toolschema_lint.registry"
+    assert built["rules"] == [yaml.load(t, Loader=yaml.CSafeLoader) for t in texts]
+
+
+def test_a_stale_built_catalog_is_not_used() -> None:
+    from toolschema_lint.registry import _rule_texts, catalog_data
+
+    texts = _rule_texts()
+    edited = [texts[0].replace(texts[0].split("summary:", 1)[1].split("\n", 1)[0], " An edited summary")] + texts[1:]
+    assert catalog_data(edited)[0]["summary"] == "An edited summary"
+    assert catalog_data(texts)[0]["summary"] != "An edited summary"

@@ -295,12 +295,15 @@ def unknown_tool_reference(server: Any, ctx: Any) -> Iterator[Hit]:
             yield ctx.at(tool, tokens[0], *tokens[1:], ref=ident)
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)  # built once, not per call
+
+
 @per_tool
 def tool_tokens(tool: Tool) -> int:
     """Estimated tokens of what a client sends the model for this tool: name, description, input schema."""
     payload = {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
     try:
-        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+        text = _COMPACT.encode(payload)
     except (ValueError, RecursionError):
         return 0
     return estimate_tokens(text)

@@ -292,12 +292,15 @@ def _has_type(value: Any, types: set[str]) -> bool:
     )
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)  # built once, not per call
+
+
 def _canonical(value: Any) -> str:
     """Equality as JSON Schema sees it (1 == 1.0, but 1 != true)."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     try:
-        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+        return _CANONICAL.encode(value)
     except (ValueError, TypeError, RecursionError):
         return repr(value)
 

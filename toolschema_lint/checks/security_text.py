@@ -289,7 +289,10 @@ class Triggers:
 
     def occur(self, text: str) -> bool:
         """Whether `positions` is not empty."""
-        return not self.relevant.isdisjoint(_trigger_index(text))
+        relevant = self._relevant  # read directly: detectors ask this a dozen times per string
+        if relevant is None:
+            relevant = self.relevant
+        return not relevant.isdisjoint(_trigger_index(text))
 
     def positions(self, text: str) -> list[int]:
         index = _trigger_index(text)
