@@ -136,3 +136,25 @@ def test_a_stale_built_catalog_is_not_used() -> None:
     edited = [texts[0].replace(texts[0].split("summary:", 1)[1].split("\n", 1)[0], " An edited summary")] + texts[1:]
     assert catalog_data(edited)[0]["summary"] == "An edited summary"
     assert catalog_data(texts)[0]["summary"] != "An edited summary"
+
+
+def test_a_json_run_imports_neither_yaml_nor_jsonschema_nor_rich(tmp_path: Path) -> None:
+    """Start-up is most of a pre-commit run: a JSON run with valid schemas and JSON output reads
+    the built catalog (no PyYAML), meta-validates natively (no jsonschema) and needs no rich."""
+    import json as _json
+    import subprocess
+    import sys
+
+    src = tmp_path / "tools.json"
+    src.write_text(_json.dumps({"tools": [{"name": "get_weather", "description": "Get the weather.",
+                                           "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}]}))
+    code = (
+        "import sys\n"
+        "from toolschema_lint.cli import main\n"
+        f"try:\n    main(['check', {str(src)!r}, '--format', 'json', '--exit-zero', '-o', {str(tmp_path / 'out.json')!r}])\n"
+        "except SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('yaml', 'jsonschema', 'rich') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout + out.stderr
+    assert _json.loads((tmp_path / "out.json").read_text())["summary"]["tools"] == 1

@@ -13,14 +13,16 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable, Iterable
 
-import yaml
-
 from .model import RuleMeta, Severity
 
-try:
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+def _yaml(text: str) -> Any:
+    """A rule file parsed (PyYAML, imported here: a run reads `catalog.json` instead)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(text, Loader=loader)
+
 
 SCOPES = ("tool", "server", "run", "result")
 
@@ -144,13 +146,13 @@ def catalog_data(texts: list[str] | None = None) -> list[dict[str, Any]]:
             return built["rules"]
     except (OSError, ValueError, KeyError):
         pass
-    return [yaml.load(text, Loader=_Loader) for text in texts]
+    return [_yaml(text) for text in texts]
 
 
 def write_built_catalog(path: str | None = None) -> str:
     """Write `catalog.json` beside the rule files (or to `path`); returns where it went."""
     texts = _rule_texts()
-    data = {"digest": _digest(texts), "rules": [yaml.load(text, Loader=_Loader) for text in texts]}
+    data = {"digest": _digest(texts), "rules": [_yaml(text) for text in texts]}
     target = path or str(resources.files("toolschema_lint.catalog").joinpath(BUILT))
     with open(target, "w", encoding="utf-8") as fh:
         json.dump(data, fh, ensure_ascii=False, indent=1, sort_keys=False)
@@ -167,12 +169,12 @@ def catalog() -> dict[str, RuleMeta]:
 @lru_cache(maxsize=1)
 def families() -> dict[str, dict[str, str]]:
     root = resources.files("toolschema_lint.catalog")
-    return yaml.load(root.joinpath("families.yaml").read_text(encoding="utf-8"), Loader=_Loader)
+    return _yaml(root.joinpath("families.yaml").read_text(encoding="utf-8"))
 
 
 def raw_entry(rule_id: str) -> dict[str, Any]:
     root = resources.files("toolschema_lint.catalog")
-    return yaml.load(root.joinpath(f"{rule_id}.yaml").read_text(encoding="utf-8"), Loader=_Loader)
+    return _yaml(root.joinpath(f"{rule_id}.yaml").read_text(encoding="utf-8"))
 
 
 def by_name() -> dict[str, RuleMeta]:

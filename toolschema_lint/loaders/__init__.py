@@ -15,10 +15,10 @@ from typing import Any
 
 from ..model import Document, Example, Hit, Tool, join_pointer
 from .dialects import detect
-from .json_ import JsonProblem, load_json
+from .json_ import load_json
 from .positions import FixedPositions, JsonPositions, LineTable
+from .problem import SourceProblem
 from .results import exchanges, looks_like_results
-from .yaml_ import YamlProblem, compose, load_yaml, positions_for, suppressions
 
 EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"}
@@ -207,6 +207,8 @@ def load_source(src: Source, input_format: str | None = None, max_bytes: int = D
         doc.text = text  # a live capture has no file to point at: keep its text (it is what `dump` saves)
     try:
         if fmt == "yaml":
+            from .yaml_ import compose, load_yaml, positions_for, suppressions  # PyYAML: only for YAML input
+
             values, nodes, duplicates = load_yaml(text)
             data = values[0] if len(values) == 1 else values
             pos = positions_for(nodes)
@@ -229,7 +231,7 @@ def load_source(src: Source, input_format: str | None = None, max_bytes: int = D
                     _problem(doc, rule, pointer, args, line=line, column=col)
                 else:
                     _problem(doc, rule, pointer, args)
-    except (JsonProblem, YamlProblem) as e:
+    except SourceProblem as e:
         doc.position_factory = lambda d: FixedPositions()
         _problem(doc, e.rule, args={"detail": e.message}, line=e.line, column=e.column)
         return doc

@@ -6,12 +6,11 @@ import json
 import re
 from typing import Any
 
+from .problem import SourceProblem
 
 
-class JsonProblem(Exception):
-    def __init__(self, rule: str, message: str, line: int = 1, column: int = 1):
-        super().__init__(message)
-        self.rule, self.message, self.line, self.column = rule, message, line, column
+class JsonProblem(SourceProblem):
+    pass
 
 
 class _DupTracker:

@@ -20,15 +20,14 @@ except ImportError:  # pragma: no cover - libyaml missing: same semantics, slowe
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
 from .positions import YamlPositions
+from .problem import SourceProblem
 
 MAX_NODES = 2_000_000  # expanded node count above which aliases are treated as a bomb
 MAX_DEPTH = 100
 
 
-class YamlProblem(Exception):
-    def __init__(self, rule: str, message: str, line: int = 1, column: int = 1):
-        super().__init__(message)
-        self.rule, self.message, self.line, self.column = rule, message, line, column
+class YamlProblem(SourceProblem):
+    pass
 
 
 class _Composer(_BaseLoader):
