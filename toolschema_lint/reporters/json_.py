@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Iterator
 
@@ -98,21 +99,34 @@ def _scalar(v: Any) -> str:
     return json.dumps(v)
 
 
-def _tags(tags: Any) -> str:
+@lru_cache(maxsize=1024)
+def _head(rule_id: str, name: str, severity: Any) -> str:
+    """The opening of a finding's object: the same for every finding of a rule at one severity."""
+    s = _scalar
+    return f'    {{{_PAD}"id": {s(rule_id)},{_PAD}"name": {s(name)},{_PAD}"severity": {s(str(severity))},'
+
+
+@lru_cache(maxsize=1024)
+def _tags(tags: tuple[str, ...]) -> str:
+    """A finding's closing member (tags are one tuple per rule); "\n    }" closes the object."""
     if not tags:
-        return "[]"
-    return "[" + ",".join(_PAD + "  " + _scalar(t) for t in tags) + _PAD + "]"
+        return f'{_PAD}"tags": []'
+    return f'{_PAD}"tags": [' + ",".join(_PAD + "  " + _scalar(t) for t in tags) + _PAD + "]"
+
+
+_path = lru_cache(maxsize=4096)(encode_basestring)  # the findings of one file share its path
 
 
 def _finding_text(f: Finding) -> str:
     """One finding as `json.dumps` with indent 2 writes it at the depth of the findings array:
     the keys and their order of `finding_dict`, filled in without building the dict."""
     s = _scalar
+    path = _path(f.path) if type(f.path) is str else s(f.path)
+    tags = f.tags if type(f.tags) is tuple else tuple(f.tags)
     text = (
-        f'    {{{_PAD}"id": {s(f.rule_id)},{_PAD}"name": {s(f.name)},{_PAD}"severity": {s(str(f.severity))},'
-        f'{_PAD}"message": {s(f.message)},{_PAD}"path": {s(f.path)},{_PAD}"line": {s(f.line)},'
-        f'{_PAD}"column": {s(f.column)},{_PAD}"end_line": {s(f.end_line)},{_PAD}"end_column": {s(f.end_column)},'
-        f'{_PAD}"pointer": {s(f.pointer)},{_PAD}"tool": {s(f.tool)},{_PAD}"tags": {_tags(f.tags)}'
+        f'{_head(f.rule_id, f.name, f.severity)}{_PAD}"message": {s(f.message)},{_PAD}"path": {path},'
+        f'{_PAD}"line": {s(f.line)},{_PAD}"column": {s(f.column)},{_PAD}"end_line": {s(f.end_line)},'
+        f'{_PAD}"end_column": {s(f.end_column)},{_PAD}"pointer": {s(f.pointer)},{_PAD}"tool": {s(f.tool)},{_tags(tags)}'
     )
     if f.suppressed is not None:
         text += f',{_PAD}"suppressed": {s(f.suppressed)}'
