@@ -66,13 +66,13 @@ def _parse(text: str, tracker: _DupTracker) -> Any:
 Offsets = dict[int, dict[str, list[int]]]
 
 
-_INDEX_DEPTH = 3  # containers noted: the root, its members (a `tools` list), and theirs (each tool)
+_INDEX_DEPTH = 2  # containers noted: the root and its members (a `tools` list: where each tool lies)
 
 
 def _parse_indexed(text: str, tracker: _DupTracker) -> tuple[Any, Offsets | None]:
     """`_parse`, noting on the way where the members and elements of the outer containers lie
-    (the root, a `tools` list, each tool): positions then need not decode those again to step
-    over them.
+    (the root and a `tools` list): positions then need not decode every tool again to step over
+    it. (Going one level deeper, into each tool, costs more in Python than it saves.)
 
     Values below that depth are decoded by the same C scanner `json.loads` uses, and the containers
     above it are assembled as it would (pairs through the same duplicate-counting hook), so the
