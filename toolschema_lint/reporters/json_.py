@@ -108,7 +108,7 @@ def _head(rule_id: str, name: str, severity: Any) -> str:
 
 @lru_cache(maxsize=1024)
 def _tags(tags: tuple[str, ...]) -> str:
-    """A finding's closing member (tags are one tuple per rule); "\n    }" closes the object."""
+    """A finding's last member, `tags` (one tuple per rule); the caller closes the object."""
     if not tags:
         return f'{_PAD}"tags": []'
     return f'{_PAD}"tags": [' + ",".join(_PAD + "  " + _scalar(t) for t in tags) + _PAD + "]"
