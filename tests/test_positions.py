@@ -243,3 +243,43 @@ def test_indexed_json_parse_equals_json_loads_and_its_offsets_are_the_lazy_ones(
             for tok, entry in kids.items():
                 assert lazy._child(start, tok)[:2] == entry[:2], (text, start, tok)
                 assert lazy._value_end(entry[1]) == entry[2], (text, start, tok)
+
+
+def test_ascii_yaml_composed_from_bytes_has_the_marks_and_errors_of_text() -> None:
+    """libyaml is given ASCII YAML as bytes (faster): every mark and every error must be the same."""
+    import yaml
+
+    from toolschema_lint.loaders.yaml_ import _Composer
+
+    def marks(source):
+        loader = _Composer(source)
+        out = []
+        try:
+            while loader.check_node():
+                stack = [loader.get_node()]
+                while stack:
+                    node = stack.pop()
+                    out.append((node.id, node.start_mark.line, node.start_mark.column, node.start_mark.index,
+                                node.end_mark.line, node.end_mark.column, node.value if node.id == "scalar" else None))
+                    if node.id == "sequence":
+                        stack.extend(node.value)
+                    elif node.id == "mapping":
+                        stack.extend(x for pair in node.value for x in pair)
+        except yaml.MarkedYAMLError as e:
+            m = e.problem_mark
+            out.append(("error", e.problem, e.context, m.line, m.column, m.index))
+        finally:
+            loader.dispose()
+        return out
+
+    texts = [
+        "tools:\r\n  - name: a\r\n    description: >\r\n      folded\r\n      text\r\n    inputSchema: {type: object}\r\n",
+        "a: 1\na: 2\nb: [1, 2, {c: d}]\n'q': \"x\\ty\"\n",
+        "tools:\n  - name: [unclosed\n",
+        "key: value\n  bad: indent\n",
+        "--- \nx: &a [1, 2]\ny: *a\n...\n---\nz: 3\n",
+        "\tk: tab\n",
+    ]
+    for text in texts:
+        assert text.isascii()
+        assert marks(text.encode("ascii")) == marks(text), text
