@@ -151,15 +151,9 @@ class _Builder:
         return value, size
 
 
-def _source(text: str) -> str | bytes:
-    """What libyaml is given: ASCII text as bytes, which it composes about 15% faster (a `str` has
-    its marks converted to code points, and in ASCII bytes and code points are the same)."""
-    return text.encode("ascii") if text.isascii() else text
-
-
 def load_yaml(text: str) -> tuple[list[Any], list[Any], list[tuple[str, int, int]]]:
     """Parse all documents: (values, root nodes, duplicate keys). Raises YamlProblem with a location."""
-    loader = _Composer(_source(text))
+    loader = _Composer(text)
     values: list[Any] = []
     nodes: list[Any] = []
     builder = _Builder()
@@ -186,7 +180,7 @@ def load_yaml(text: str) -> tuple[list[Any], list[Any], list[tuple[str, int, int
 
 def compose(text: str) -> list[Any]:
     """Only the node trees (for positions), e.g. to rebuild a released position index."""
-    loader = _Composer(_source(text))
+    loader = _Composer(text)
     try:
         return [n for n in iter(loader.get_node, None)] if loader.check_node() else []
     except (yaml.YAMLError, RecursionError):
