@@ -243,3 +243,11 @@ def test_indexed_json_parse_equals_json_loads_and_its_offsets_are_the_lazy_ones(
             for tok, entry in kids.items():
                 assert lazy._child(start, tok)[:2] == entry[:2], (text, start, tok)
                 assert lazy._value_end(entry[1]) == entry[2], (text, start, tok)
+
+
+def test_join_pointer_escapes_each_token_as_rfc_6901_says() -> None:
+    from toolschema_lint.model import join_pointer, split_pointer
+
+    assert join_pointer("/tools/0", "properties", "a/b", "c~d", 3, "~1/", "") == "/tools/0/properties/a~1b/c~0d/3/~01~1/"
+    for tokens in (("a/b",), ("~0", "~1"), ("x", 0, ""), ("/", "~", "~/~")):
+        assert split_pointer(join_pointer("", *tokens)) == [str(t) for t in tokens]

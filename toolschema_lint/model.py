@@ -40,7 +40,11 @@ def unescape_pointer_token(token: str) -> str:
 
 
 def join_pointer(base: str, *tokens: str | int) -> str:
-    return base + "".join("/" + escape_pointer_token(t) for t in tokens)
+    out = base
+    for t in tokens:
+        t = t if type(t) is str else str(t)
+        out += "/" + (t.replace("~", "~0").replace("/", "~1") if "~" in t or "/" in t else t)
+    return out
 
 
 def split_pointer(pointer: str) -> list[str]:

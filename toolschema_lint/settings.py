@@ -242,7 +242,12 @@ def resolve(settings: Settings) -> Settings:
     return settings
 
 
-def ignored_for(path: str, tool: str | None, settings: Settings) -> set[str]:
+_NONE: frozenset[str] = frozenset()
+
+
+def ignored_for(path: str, tool: str | None, settings: Settings) -> set[str] | frozenset[str]:
+    if not settings.file_ignores and not settings.tool_ignores:
+        return _NONE  # asked once per finding: most runs configure no ignores
     out: set[str] = set()
     for glob, ids in settings.file_ignores:
         if fnmatch.fnmatch(path, glob) or fnmatch.fnmatch(Path(path).name, glob):
