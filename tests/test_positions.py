@@ -199,52 +199,6 @@ def test_yaml_positions_indexed_keys_agree_with_a_linear_search() -> None:
         assert positions.locate(pointer) == linear(root, pointer), pointer
 
 
-def test_indexed_json_parse_equals_json_loads_and_its_offsets_are_the_lazy_ones() -> None:
-    """The loader reads the outer containers member by member, noting offsets: the value, the
-    duplicate-key count and every error must be `json.loads`'s, and the offsets what positions
-    would find by reading lazily."""
-    import random
-
-    from toolschema_lint.loaders.json_ import _DupTracker, _parse, _parse_indexed
-
-    rng = random.Random(11)
-    keys = ["tools", "name", "a/b", "é", 'q"k', "x", "x"]
-
-    def node(depth: int):
-        r = rng.random()
-        if depth > 4 or r < 0.3:
-            return rng.choice(["s", 1, -2.5, True, None, "日本", 10 ** 30, float("nan")])
-        if r < 0.6:
-            return [node(depth + 1) for _ in range(rng.randint(0, 4))]
-        return {rng.choice(keys): node(depth + 1) for _ in range(rng.randint(0, 4))}
-
-    texts = []
-    for _ in range(150):
-        text = json.dumps(rng.choice([{"tools": [node(1) for _ in range(3)]}, [node(1), node(1)], node(0)]),
-                          indent=rng.choice([None, 2, "\t"]), ensure_ascii=rng.random() < 0.5)
-        texts.append(text)
-    texts += ['{"a": 1, "a": {"b": 2, "b": 3}}', '{"tools": [1, 2,]}', '{"a": 1,}', '{"a" 1}', '[1, 2] x',
-              '{"tools": [{"n": 1}, {"n": 2}]} {"x": 1}', '{"k\x01": 1}', '{"t": [NaN, Infinity]}', "[]", "{}",
-              '  {"a": [ ]  , "b" : { } }  ', '{"a": [1 2]}', '{"a": "unterminated}', '[{"a": 1}, {"a": 1, "a": 2}]']
-    for text in texts:
-        ref_tracker, new_tracker = _DupTracker(), _DupTracker()
-        try:
-            expected = _parse(text, ref_tracker)
-        except json.JSONDecodeError as e:
-            with pytest.raises(json.JSONDecodeError) as got:
-                _parse_indexed(text, new_tracker)
-            assert (got.value.msg, got.value.pos) == (e.msg, e.pos), text
-            continue
-        value, seeds = _parse_indexed(text, new_tracker)
-        assert json.dumps(value, sort_keys=False) == json.dumps(expected, sort_keys=False), text
-        assert new_tracker.count == ref_tracker.count, text
-        lazy = JsonPositions(text)
-        for start, kids in (seeds or {}).items():
-            for tok, entry in kids.items():
-                assert lazy._child(start, tok)[:2] == entry[:2], (text, start, tok)
-                assert lazy._value_end(entry[1]) == entry[2], (text, start, tok)
-
-
 def test_join_pointer_escapes_each_token_as_rfc_6901_says() -> None:
     from toolschema_lint.model import join_pointer, split_pointer
 

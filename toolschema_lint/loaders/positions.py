@@ -50,7 +50,7 @@ class LineTable:
 class JsonPositions:
     """Positions in a JSON text (or JSON Lines: one top-level value per line, pointer `/N/...`)."""
 
-    def __init__(self, text: str, lines: bool = False, seeds: dict[int, dict[str, list[int]]] | None = None):
+    def __init__(self, text: str, lines: bool = False):
         self.text = text
         self.table = LineTable(text)
         self.lines = lines
@@ -61,8 +61,6 @@ class JsonPositions:
         self._root: tuple[int, int] | None = None
         self._lines_index: dict[str, tuple[int, int, int]] | None = None
         self._located: dict[str, tuple[int, int, int, int]] = {}
-        for start, kids in (seeds or {}).items():  # containers whose children the parser already placed
-            self._children[start] = [{tok: list(entry) for tok, entry in kids.items()}, -1, None, None]
 
     # -- scanning helpers -------------------------------------------------------------------
     # Each helper is one C-level regex match or scan; a value the walk does not enter is skipped
