@@ -140,3 +140,30 @@ def test_duplicates_match_one_for_one() -> None:
     res = baseline.apply(fs, [("TSL201", "a.json", "t", "/tools/0", "h")] * 2 + [("TSL202", "a.json", "t", "/x", "h")], "baseline.json")
     assert (res.matched, res.new, len(res.stale)) == (2, 1, 1)
     assert [f.suppressed for f in fs] == ["baseline", "baseline", None]
+
+
+def test_a_baseline_run_reads_each_file_once(tmp_path, monkeypatch) -> None:
+    """The content hash a baseline keys on is taken while the file is loaded, not by reading it again
+    (a cross-server finding, made after every file was let go, may still read its file once more)."""
+    import json as _json
+
+    from toolschema_lint import engine
+    from toolschema_lint.engine import lint
+    from toolschema_lint.settings import Settings, resolve
+
+    for name in ("alpha", "beta", "gamma"):
+        (tmp_path / f"{name}.json").write_text(_json.dumps({"tools": [{"name": name, "inputSchema": {"type": "object"}}]}))
+    (tmp_path / "y.yaml").write_text("tools:\n  - name: delta\n    inputSchema: {type: object}\n")
+    loads: list[str] = []
+    real = engine.load_source
+
+    def counted(src, *a, **kw):
+        loads.append(src.display)
+        return real(src, *a, **kw)
+
+    monkeypatch.setattr(engine, "load_source", counted)
+    settings = resolve(Settings(paths=[str(tmp_path)], jobs=1))
+    settings.fingerprints = True
+    result = lint(settings)
+    assert result.findings and all(f.content for f in result.findings)
+    assert sorted(loads) == sorted(set(loads)) and len(loads) == 4

@@ -214,6 +214,9 @@ class Engine:
         for doc in server.documents:
             doc.release()  # the index is rebuilt on demand if a cross-server finding needs it
         out.tools = len(server.tools)
+        if self.settings.fingerprints:  # baselines and GitLab hash the flagged node: before `_shed` drops the data
+            for f in findings:
+                f.fingerprint_content  # noqa: B018 - computed and kept on the finding
         self._shed(server)
         return out
 
@@ -238,8 +241,8 @@ class Engine:
 
         Cross-server (run-scope) checks read only names and texts, so they get slim tools; the
         result checks, which need whole definitions, reload them (`_full_tools`) if the run has
-        recorded results at all. Lock, baseline and diff keep everything (`keep_tools`), and so
-        do the lock rules when a lock is given.
+        recorded results at all. Lock and diff keep everything (`keep_tools`), and so do the lock
+        rules when a lock is given; baselines only need each finding's content hash, taken before.
         """
         if self.settings.keep_tools or self.settings.lock is not None:
             return
@@ -394,8 +397,6 @@ def _worker_group(item: tuple[str, list[Source]]) -> GroupOutput:
     assert _WORKER_ENGINE is not None
     out = _WORKER_ENGINE.process_group(*item)
     for f in out.findings:
-        if _WORKER_ENGINE.settings.fingerprints:
-            f.fingerprint_content  # noqa: B018 - computed while the document still holds its data
         f.document = None
     for doc in out.documents:
         doc.detach()
