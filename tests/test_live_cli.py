@@ -21,8 +21,8 @@ from toolschema_lint.live_sources import (
     file_stem,
     name_servers,
     read_client_config,
-    strip_jsonc,
 )
+from toolschema_lint.loaders.json_ import strip_jsonc
 from toolschema_lint.loaders.live import ServerSpec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -334,9 +334,15 @@ def test_config_placeholders_and_shapes(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_jsonc() -> None:
+    def parsed(text: str):
+        stripped = strip_jsonc(text)
+        return json.loads(stripped[0] if stripped else text)
+
     text = '// top\n{"a": "http://x//y", /* c */ "b": [1, 2,], "c": "/* kept */",}\n'
-    assert json.loads(strip_jsonc(text)) == {"a": "http://x//y", "b": [1, 2], "c": "/* kept */"}
-    assert json.loads(strip_jsonc('{"q": "say \\"hi\\", // not a comment"}')) == {"q": 'say "hi", // not a comment'}
+    assert parsed(text) == {"a": "http://x//y", "b": [1, 2], "c": "/* kept */"}
+    assert parsed('{"q": "say \\"hi\\", // not a comment"}') == {"q": 'say "hi", // not a comment'}
+    # a comment between a trailing comma and its closer, as client configs have it
+    assert parsed('{"servers": {"a": {"url": "http://x"}, // the a server\n}}') == {"servers": {"a": {"url": "http://x"}}}
 
 
 def test_names_and_masks() -> None:

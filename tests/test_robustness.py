@@ -99,3 +99,17 @@ def test_unreadable_path_is_exit_2_and_others_still_checked(corpus: Path) -> Non
     assert proc.returncode == 2
     assert out["summary"]["files"] == 1 and any(f["id"] == "TSL202" for f in out["findings"])
     assert out["errors"] == [f"{corpus / 'nope.json'}: no such file or directory"]
+
+
+def test_jsonc_stripping_is_linear_on_unclosed_comments() -> None:
+    """Comments and trailing commas are blanked in two linear passes: an unclosed `/*` after many
+    commas (`,/*,/*...`) once took quadratic time, minutes on a few hundred kilobytes."""
+    import time
+
+    from toolschema_lint.loaders.json_ import strip_jsonc
+
+    for hostile in ("[" + ",/*" * 100_000, "[" + ", //x\n" * 50_000 + "/*", "[" + '"a",' * 100_000 + "/*"):
+        started = time.perf_counter()
+        strip_jsonc(hostile)
+        assert time.perf_counter() - started < 5, hostile[:20]
+    assert strip_jsonc('{"a": 1 /* open') is None  # an unclosed comment is left for the parser to report

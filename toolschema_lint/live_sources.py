@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from .loaders.json_ import strip_jsonc
 from .settings import ConfigError
 
 STDIO, HTTP = "stdio", "http"
@@ -115,45 +116,6 @@ def command_line_servers(commands: Iterable[str], urls: Iterable[str], env: dict
 
 
 # ---------------------------------------------------------------------------------- client configs
-def strip_jsonc(text: str) -> str:
-    """JSON with `//` and `/* */` comments and trailing commas -> JSON (strings left alone).
-
-    Comments become spaces of the same length, so JSON error positions stay right.
-    """
-    out: list[str] = []
-    i, n = 0, len(text)
-    pending: int | None = None  # index in `out` of a comma that may turn out to be trailing
-    while i < n:
-        c = text[i]
-        if c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            pending, i = None, j + 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
-            i = j
-        else:
-            if c == ",":
-                pending = len(out)
-            elif c in "}]" and pending is not None:
-                out[pending] = " "
-                pending = None
-            elif not c.isspace():
-                pending = None
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
 def _flavour(path: Path, data: dict[str, Any]) -> str:
     name, parent = path.name.lower(), path.parent.name.lower()
     if parent == ".vscode" or "servers" in data or "mcp" in data:
@@ -185,7 +147,8 @@ def read_client_config(path_text: str) -> list[LiveServer]:
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path_text}: cannot read client config ({getattr(e, 'strerror', None) or e})") from None
     try:
-        data = json.loads(strip_jsonc(text))
+        stripped = strip_jsonc(text)  # comments and trailing commas are usual in client configs
+        data = json.loads(stripped[0] if stripped else text)
     except ValueError as e:
         raise ConfigError(f"{path_text}: client config is not valid JSON ({e})") from None
     if not isinstance(data, dict):

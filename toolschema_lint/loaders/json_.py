@@ -35,11 +35,17 @@ def _decode_error(e: json.JSONDecodeError) -> JsonProblem:
     return JsonProblem("TSL001", msg, e.lineno, e.colno)
 
 
-_JSONC_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/|,(?=\s*[\]}])', re.S)
+_JSONC_STRING = r'"(?:[^"\\\n]|\\.)*"'
+# an unclosed /* runs to the end in one match (and is left as it is): trying to close it again
+# from every later /* would take quadratic time
+_JSONC_COMMENTS = re.compile(_JSONC_STRING + r"|//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
+_JSONC_COMMAS = re.compile(_JSONC_STRING + r"|,(?=\s*[\]}])")
 
 
 def strip_jsonc(text: str) -> tuple[str, int] | None:
-    """Blank out // and /* */ comments and trailing commas, keeping every offset in place.
+    """Blank out // and /* */ comments, then trailing commas (a comment may stand between a comma
+    and its `]` or `}`), keeping every offset in place; an unclosed `/*` is left for the parser to
+    report. Both passes are linear.
 
     Returns (text, offset of the first blanked token), or None when the text has none of them.
     """
@@ -47,13 +53,13 @@ def strip_jsonc(text: str) -> tuple[str, int] | None:
 
     def blank(m: re.Match[str]) -> str:
         tok = m.group(0)
-        if tok.startswith('"'):
+        if tok.startswith('"') or (tok.startswith("/*") and (len(tok) < 4 or not tok.endswith("*/"))):
             return tok
         first.append(m.start())
         return re.sub(r"[^\n]", " ", tok)
 
-    out = _JSONC_TOKEN.sub(blank, text)
-    return (out, first[0]) if first else None
+    out = _JSONC_COMMAS.sub(blank, _JSONC_COMMENTS.sub(blank, text))
+    return (out, min(first)) if first else None
 
 
 def _parse(text: str, tracker: _DupTracker) -> Any:
