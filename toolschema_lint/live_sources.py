@@ -37,7 +37,6 @@ _TYPES = {"stdio": STDIO, "http": HTTP, "sse": HTTP, "streamable-http": HTTP, "s
 _SECRET_OPTION = re.compile(r"(key|token|secret|passw|pwd|auth|credential|cookie|session)", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"\$\{([^{}$]*)\}")
 _BARE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-_MASK = "***"
 #: where configs put an HTTP server's address (Gemini CLI: httpUrl = Streamable HTTP, url = SSE)
 _URL_KEYS = ("httpUrl", "url", "serverUrl")
 _MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -352,7 +351,7 @@ def read_env_file(path: Path) -> dict[str, str]:
 def _shown_argv(argv: list[str], spec: Any) -> str:
     """A command line for messages: env/header values, URL credentials and the values of
     secret-looking options masked."""
-    from .loaders.live import redact_url
+    from .loaders.live import _SECRET_PLACEHOLDER, _mask, redact_url
 
     secrets = spec._secret_values()
     words: list[str] = []
@@ -360,15 +359,13 @@ def _shown_argv(argv: list[str], spec: Any) -> str:
     for word in argv:
         shown = word
         if hide_next and not word.startswith("-"):
-            shown = _MASK
+            shown = _SECRET_PLACEHOLDER
         elif "=" in word and _SECRET_OPTION.search(word.partition("=")[0]):
-            shown = word.partition("=")[0] + "=" + _MASK
+            shown = word.partition("=")[0] + "=" + _SECRET_PLACEHOLDER
         elif "://" in word:
             shown = redact_url(word) if "@" in word or "?" in word else word
         hide_next = word.startswith("-") and "=" not in word and bool(_SECRET_OPTION.search(word))
-        for secret in secrets:
-            shown = shown.replace(secret, _MASK)
-        words.append(shown)
+        words.append(_mask(shown, secrets))
     text = shlex.join(words)
     return text if len(text) <= 200 else text[:197] + "..."
 
@@ -380,15 +377,6 @@ def _relabel(message: str, spec: Any, display: str) -> str:
 
 
 # ---------------------------------------------------------------------------------- capturing
-def sdk_available() -> bool:
-    import importlib.util
-
-    try:
-        return all(importlib.util.find_spec(m) is not None for m in ("mcp", "anyio"))
-    except (ImportError, ValueError):
-        return False
-
-
 def _same_target(a: LiveServer, b: LiveServer) -> bool:
     x, y = a.spec, b.spec
     return (x.command, x.url, x.env, x.cwd, x.headers) == (y.command, y.url, y.env, y.cwd, y.headers)
@@ -421,7 +409,7 @@ def name_servers(servers: list[LiveServer]) -> tuple[list[LiveServer], list[str]
 def gather(servers: list[LiveServer], timeout: float, allow_start: bool = False, notes: Iterable[str] = ()) -> Gathered:
     """Capture every usable server, one after the other; everything else becomes a problem line."""
     from .loaders import Source
-    from .loaders.live import LiveError, capture, dump_text
+    from .loaders.live import LiveError, _mask, _one_line, capture, dump_text, missing_sdk_module
 
     out = Gathered(notes=list(notes))
     servers, renamed = name_servers(servers)
@@ -438,7 +426,7 @@ def gather(servers: list[LiveServer], timeout: float, allow_start: bool = False,
                 "starting a program runs code on this machine: pass --allow-start to allow it")
         else:
             todo.append(server)
-    if todo and not sdk_available():
+    if todo and missing_sdk_module() is not None:
         out.problems.append(f"{len(todo)} live server{'s' if len(todo) != 1 else ''} not read: live capture needs "
                             "the MCP Python SDK; install it with: pip install 'toolschema-lint[live]'")
         return out
@@ -449,10 +437,8 @@ def gather(servers: list[LiveServer], timeout: float, allow_start: bool = False,
             out.problems.append(_relabel(str(e), server.spec, server.display))
             continue
         except Exception as e:  # noqa: BLE001 - one server must not end the run
-            detail = f"{type(e).__name__}: {e}"
-            for secret in server.spec._secret_values():
-                detail = detail.replace(secret, _MASK)
-            out.problems.append(f"{server.display}: capture failed: {' '.join(detail.split())[:300]}")
+            detail = _mask(f"{type(e).__name__}: {e}", server.spec._secret_values())
+            out.problems.append(f"{server.display}: capture failed: {_one_line(detail)}")
             continue
         text = dump_text(result)
         out.captures.append((server.display, text))

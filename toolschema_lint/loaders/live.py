@@ -208,6 +208,22 @@ class _Sdk:
     version_header: str
 
 
+SDK_MODULES = ("anyio", "httpx2", "mcp_types", "mcp")  # what `_import_sdk` imports (the MCP Python SDK 2.x)
+
+
+def missing_sdk_module() -> str | None:
+    """The first module of the MCP SDK that is not installed, or None when capture can run."""
+    import importlib.util
+
+    for name in SDK_MODULES:
+        try:
+            if importlib.util.find_spec(name) is None:
+                return name
+        except (ImportError, ValueError):
+            return name
+    return None
+
+
 def _import_sdk(spec: ServerSpec) -> _Sdk:
     try:
         import anyio
@@ -799,11 +815,10 @@ def _check_spec(spec: ServerSpec) -> None:
 
 
 def _run(spec: ServerSpec, timeout: float) -> dict:
-    import importlib.util
-
-    if importlib.util.find_spec("anyio") is None:
+    missing = missing_sdk_module()
+    if missing is not None:
         raise LiveError(
-            f"{spec.source}: live capture needs the MCP Python SDK 2.x (anyio); install toolschema-lint[live]"
+            f"{spec.source}: live capture needs the MCP Python SDK 2.x ({missing}); install toolschema-lint[live]"
         )
     import anyio
 
