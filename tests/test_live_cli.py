@@ -151,6 +151,22 @@ def test_dump_then_check_gives_the_same_findings(live_json: Result, tmp_path: Pa
         assert 1 < f[2] <= len(lines)
 
 
+def test_dump_counts_the_servers_it_will_capture(tmp_path: Path) -> None:
+    """A server listed twice is captured once and a disabled one not at all: one server left is
+    written to the file (or stdout) asked for, not to a folder of one file."""
+    out = tmp_path / "out.json"
+    twice = cli("dump", "--server", DEMO, "--server", DEMO, "-o", out)
+    assert twice.exit_code == 0, twice.output
+    assert out.is_file() and len(json.loads(out.read_text())["tools"]) == 5
+    config = tmp_path / ".mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "demo": {"command": PY, "args": [str(SERVERS / "demo_server.py")]},
+        "off": {"command": PY, "args": [str(SERVERS / "demo_server.py")], "disabled": True}}}))
+    to_stdout = cli("dump", "--client-config", config, "--allow-start")
+    assert to_stdout.exit_code == 0, to_stdout.output
+    assert len(json.loads(to_stdout.stdout)["tools"]) == 5
+
+
 def test_dump_several_servers(http_demo: int, tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{http_demo}/mcp"
     many = ["--url", url, "--header", f"Authorization: Bearer {TOKEN}", "--url", f"http://127.0.0.1:{free_port()}/mcp"]

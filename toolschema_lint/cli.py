@@ -127,15 +127,22 @@ def _capture_options(fn: Callable) -> Callable:
     return fn
 
 
-def _gather_live(opts: dict[str, Any], settings: Settings | None = None) -> Any:
-    """Capture the live servers the options ask for (None when none); notes go to stderr."""
+def _collect_live(opts: dict[str, Any]) -> tuple[list[Any], list[str]]:
+    from .live_sources import collect_servers
+
+    return collect_servers(opts["commands"], opts["urls"], opts["env"], opts["cwd"], opts["headers"], opts["client_configs"])
+
+
+def _gather_live(opts: dict[str, Any], settings: Settings | None = None,
+                 collected: tuple[list[Any], list[str]] | None = None) -> Any:
+    """Capture the live servers the options ask for (None when none); notes go to stderr.
+    `collected`: what `_collect_live` already returned for these options."""
     keys = ("commands", "urls", "client_configs", "env", "headers")
     if not any(opts.get(k) for k in keys) and opts.get("cwd") is None:
         return None
-    from .live_sources import collect_servers, gather
+    from .live_sources import gather
 
-    servers, notes = collect_servers(opts["commands"], opts["urls"], opts["env"], opts["cwd"], opts["headers"],
-                                     opts["client_configs"])
+    servers, notes = collected or _collect_live(opts)
     live = gather(servers, opts["timeout"], opts["allow_start"], notes)
     if not (settings and settings.quiet):
         for note in live.notes:
@@ -362,22 +369,23 @@ def _load_side(paths: list[str], sources: list[Any], what: str, input_format: st
 @guarded
 def dump_cmd(output: str | None, **live_opts: Any) -> int:
     """Save what live servers answer to tools/list (with serverInfo) as JSON, to lint it later with real lines."""
-    from .live_sources import collect_servers, dump_paths
+    from .live_sources import dump_paths, name_servers
 
-    servers, notes = collect_servers(live_opts["commands"], live_opts["urls"], live_opts["env"], live_opts["cwd"],
-                                     live_opts["headers"], live_opts["client_configs"])
-    if not servers:
+    servers, notes = collected = _collect_live(live_opts)
+    # what will be captured: a server listed twice once, disabled ones not at all
+    wanted = [s for s in name_servers(list(servers))[0] if not s.disabled]
+    if not wanted:
         raise ConfigError("nothing to dump: " + "; ".join(notes) if notes else "nothing to dump (give --server, --url or --client-config)")
     to_stdout = output in (None, "-")
     folder = None if to_stdout else Path(output)  # type: ignore[arg-type]
-    if folder is not None and not (output.endswith(("/", os.sep)) or folder.is_dir() or len(servers) > 1):  # type: ignore[union-attr]
+    if folder is not None and not (output.endswith(("/", os.sep)) or folder.is_dir() or len(wanted) > 1):  # type: ignore[union-attr]
         folder = None
-    if to_stdout and len(servers) > 1:
-        raise ConfigError(f"{len(servers)} servers to dump: give -o DIR/ to write one file each")
+    if to_stdout and len(wanted) > 1:
+        raise ConfigError(f"{len(wanted)} servers to dump: give -o DIR/ to write one file each")
     if folder is not None and folder.exists() and not folder.is_dir():
         raise ConfigError(f"{output}: not a folder (several servers are written as one file each)")
-    live = _gather_live(live_opts)
-    if folder is not None:
+    live = _gather_live(live_opts, collected=collected)
+    if folder is not None and live.captures:
         folder.mkdir(parents=True, exist_ok=True)
         targets = dump_paths([d for d, _ in live.captures], folder)
     else:
