@@ -153,3 +153,14 @@ def test_no_color_env(files, monkeypatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     res = CliRunner().invoke(main, ["check", "bad.json"], color=True)
     assert "\x1b[" not in res.output
+
+
+def test_live_options_are_the_same_for_every_command() -> None:
+    """check, dump, lock and diff share --server/--url/--timeout, with one validation."""
+    from click.testing import CliRunner
+
+    from toolschema_lint.cli import main
+
+    for command in ("check", "dump", "lock", "diff"):
+        res = CliRunner().invoke(main, [command, "--timeout", "-5", "--server", "x"])
+        assert res.exit_code == 2 and "-5.0 is not in the range x>0" in res.output, (command, res.output)

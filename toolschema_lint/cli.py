@@ -107,24 +107,32 @@ def exit_code(result: RunResult, settings: Settings) -> int:
     return EXIT_FINDINGS if any(f.severity >= settings.fail_level for f in result.active()) else EXIT_OK
 
 
-def _capture_options(fn: Callable) -> Callable:
-    """Live servers: --server / --url, how to reach them, and client configs (toolschema-lint[live])."""
+def _live_options(fn: Callable) -> Callable:
+    """--server / --url / --timeout: capture tools/list from running servers (needs toolschema-lint[live])."""
     for option in (
-        click.option("--allow-start", is_flag=True, default=False,
-                      help="Start the stdio servers listed in --client-config files (starting a program runs code)."),
-        click.option("--client-config", "client_configs", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
-                     help="Servers listed in a client config: Claude Desktop, .mcp.json, Cursor, VS Code, Gemini CLI (repeatable)."),
         click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
                      help="Seconds allowed for each live server (start-up included)."),
-        click.option("--header", "headers", multiple=True, metavar='"NAME: VALUE"', help="HTTP header sent to every --url (repeatable)."),
-        click.option("--cwd", type=click.Path(file_okay=False), default=None, help="Working directory of every --server."),
-        click.option("--env", "env", multiple=True, metavar="KEY=VAL", help="Environment variable for every --server (repeatable)."),
         click.option("--url", "urls", multiple=True, metavar="URL", help="An MCP server over HTTP: Streamable HTTP, else legacy SSE (repeatable)."),
         click.option("--server", "commands", multiple=True, metavar='"CMD ARGS..."',
                      help="An MCP server to start over stdio, as one shell-style command line (repeatable)."),
     ):
         fn = option(fn)
     return fn
+
+
+def _capture_options(fn: Callable) -> Callable:
+    """`_live_options`, plus how to reach the servers and client configs (toolschema-lint[live])."""
+    for option in (
+        click.option("--allow-start", is_flag=True, default=False,
+                      help="Start the stdio servers listed in --client-config files (starting a program runs code)."),
+        click.option("--client-config", "client_configs", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+                     help="Servers listed in a client config: Claude Desktop, .mcp.json, Cursor, VS Code, Gemini CLI (repeatable)."),
+        click.option("--header", "headers", multiple=True, metavar='"NAME: VALUE"', help="HTTP header sent to every --url (repeatable)."),
+        click.option("--cwd", type=click.Path(file_okay=False), default=None, help="Working directory of every --server."),
+        click.option("--env", "env", multiple=True, metavar="KEY=VAL", help="Environment variable for every --server (repeatable)."),
+    ):
+        fn = option(fn)
+    return _live_options(fn)
 
 
 def _collect_live(opts: dict[str, Any]) -> tuple[list[Any], list[str]]:
@@ -336,15 +344,6 @@ def rule_cmd(rule: str) -> int:
 
 def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
-
-
-def _live_options(fn: Callable) -> Callable:
-    """--server / --url / --timeout: capture tools/list from running servers (needs toolschema-lint[live])."""
-    fn = click.option("--timeout", type=float, default=30.0, show_default=True, help="Seconds allowed for each live capture.")(fn)
-    fn = click.option("--url", "urls", multiple=True, metavar="URL", help="An MCP server over HTTP (repeatable).")(fn)
-    fn = click.option("--server", "commands", multiple=True, metavar="COMMAND",
-                      help="An MCP server started over stdio, as one shell-style command line (repeatable).")(fn)
-    return fn
 
 
 def _load_side(paths: list[str], sources: list[Any], what: str, input_format: str, exclude: list[str],
