@@ -101,6 +101,7 @@ class Engine:
         self._tags = {rid: tuple(meta.tags) for rid, meta in self.rules.items()}  # shared by each rule's findings
         checks = load_checks(settings.enabled)  # only the modules of the enabled rules are imported
         self.contexts: dict[str, Context] = {}
+        self._cross_server = False  # set per run: several servers, and a cross-server rule enabled
         self.by_scope: dict[str, list[tuple[CheckSpec, Context]]] = {"tool": [], "server": [], "run": [], "result": []}
         for rid in sorted(settings.enabled):
             spec = checks.get(rid)
@@ -209,7 +210,7 @@ class Engine:
                 self._emit_multi(findings, spec.rule_id, spec.fn(server, ctx), server.documents[0])
         for tool in server.tools:
             tool.memo.clear()  # shared analyses (`per_tool`) serve this server's checks only
-        if self.by_scope["run"]:
+        if self._cross_server:
             self._anchor(server)
         for doc in server.documents:
             doc.release()  # the index is rebuilt on demand if a cross-server finding needs it
@@ -246,7 +247,7 @@ class Engine:
         """
         if self.settings.keep_tools or self.settings.lock is not None:
             return
-        server.tools = [t.slim() for t in server.tools] if self.by_scope["run"] else []
+        server.tools = [t.slim() for t in server.tools] if self._cross_server else []
         server.slim = True
         for doc in server.documents:
             doc.tools, doc.data = [], None
@@ -286,6 +287,9 @@ class Engine:
         groups: dict[str, list[Source]] = {}
         for src in sources:
             groups.setdefault(self.server_key(src), []).append(src)
+        # cross-server rules compare servers: with one, no name or text is needed after its checks
+        # (the lock rules, the other run-scope ones, keep every tool anyway: `_shed`)
+        self._cross_server = bool(self.by_scope["run"]) and len(groups) > 1
         for out in self._process_all(groups):
             result.errors.extend(out.errors)
             result.files += len(out.documents)
@@ -362,7 +366,7 @@ class Engine:
             except RecursionError:
                 self._gave_up(result.findings, spec.rule_id, docs[0], None)  # the hits before it still count
             for hit in hits:
-                doc = hit.tool.document if hit.tool is not None and hit.tool.document is not None else docs[0]
+                doc = _hit_document(hit, docs[0])
                 by_doc.setdefault(id(doc), (doc, []))[1].append((spec.rule_id, hit))
         for doc, items in by_doc.values():
             for rule_id, hit in items:
@@ -374,10 +378,12 @@ class Engine:
     def _emit_multi(self, out: list[Finding], rule_id: str, hits: Iterable[Hit], fallback: Document) -> None:
         """Server/run-scope hits: each names its tool; its document is the tool's own."""
         for hit in hits:
-            doc = fallback
-            if hit.tool is not None and hit.tool.document is not None:
-                doc = hit.tool.document
-            self._emit(out, rule_id, [hit], doc, hit.tool)
+            self._emit(out, rule_id, [hit], _hit_document(hit, fallback), hit.tool)
+
+
+def _hit_document(hit: Hit, fallback: Document) -> Document:
+    """The document a server- or run-scope hit is reported in: its tool's own, else `fallback`."""
+    return hit.tool.document if hit.tool is not None and hit.tool.document is not None else fallback
 
 
 @dataclass

@@ -31,10 +31,6 @@ class Severity(IntEnum):
         return self.name.lower()
 
 
-def escape_pointer_token(token: str | int) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
-
-
 def unescape_pointer_token(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
