@@ -232,6 +232,11 @@ def _rank(sev: Severity | None) -> int:
     return int(sev) if sev is not None else int(ERROR) + 1  # the rule's default outranks explicit levels
 
 
+def _most_severe(*found: Found | None) -> Found | None:
+    """The most severe of several detectors' answers (a first answer must not hide a worse one)."""
+    return _best([f for f in found if f is not None])
+
+
 def _best(found: list[Found]) -> Found | None:
     return max(found, key=lambda f: _rank(f.severity)) if found else None
 
@@ -370,9 +375,15 @@ _trigger_index = _StringMemo(_index)  # trigger word -> positions in the lower-c
 
 
 def trigger_matches(trig: Triggers, rx: re.Pattern, text: str, on: str = "low", start: int = 0,
-                    end: int | None = None, must: Triggers | None = None, window: int = 160) -> Iterator[re.Match]:
+                    end: int | None = None, must: Triggers | None = None, window: int = 160,
+                    overlap: bool = False) -> Iterator[re.Match]:
     """Matches of `rx` in the `on` form of `text` ("low" or "view"), tried only where one of
-    `trig`'s words occurs (and, with `must`, where that pattern occurs within `window` after it)."""
+    `trig`'s words occurs (and, with `must`, where that pattern occurs within `window` after it).
+
+    Like `finditer`, a match does not start inside the previous one, unless `overlap`: a caller
+    that rejects some matches or keeps the most severe needs the ones inside them too (`Bearer
+    ghp_...` is a bearer token and a GitHub token; a rejected "discard and ignore ..." holds an
+    "ignore ..."). Every pattern here is bounded in length, so overlapping stays linear."""
     after = must.positions(text) if must is not None else None
     if after == []:
         return
@@ -395,7 +406,8 @@ def trigger_matches(trig: Triggers, rx: re.Pattern, text: str, on: str = "low", 
                 continue
         m = rx.match(target, p)
         if m:
-            covered = m.end()
+            if not overlap:
+                covered = m.end()
             yield m
 
 
@@ -432,7 +444,7 @@ class Alternatives:
         return self.triggers.occur(text)
 
     def matches(self, text: str) -> Iterator[tuple[re.Match, str, Severity | None]]:
-        for m in trigger_matches(self.triggers, self.rx, text, self.on, must=self.must, window=self.window):
+        for m in trigger_matches(self.triggers, self.rx, text, self.on, must=self.must, window=self.window, overlap=True):
             kind, sev = self.meta[m.lastgroup or ""]
             yield m, kind, sev
 
@@ -542,7 +554,7 @@ def _no_prose(text: str) -> bool:
 def detect_override(text: str) -> Found | None:
     if _no_prose(text):
         return None
-    return _OVERRIDE_VERB.search(text, _override_ok) or _OVERRIDE.search(text) or _OVERRIDE_CJK.search(text)
+    return _most_severe(_OVERRIDE_VERB.search(text, _override_ok), _OVERRIDE.search(text), _OVERRIDE_CJK.search(text))
 
 
 _USER = r"(?:the" + _S + r")?(?:user|users|human|customer|client|operator|requester|person)\b"
@@ -587,7 +599,7 @@ _CONCEAL_OTHER = Alternatives([
 def detect_concealment(text: str) -> Found | None:
     if _no_prose(text):
         return None
-    return _CONCEAL.search(text) or _CONCEAL_OTHER.search(text)
+    return _most_severe(_CONCEAL.search(text), _CONCEAL_OTHER.search(text))
 
 
 _THIS = r"this" + _S + r"(?:tool|function|server|plugin|action)"
@@ -633,7 +645,7 @@ _PRIORITY_CJK = Alternatives([
 def detect_priority(text: str) -> Found | None:
     if _no_prose(text):
         return None
-    return _PRIORITY.search(text) or _PRIORITY_CJK.search(text)
+    return _most_severe(_PRIORITY.search(text), _PRIORITY_CJK.search(text))
 
 
 _MARKUP_LOW = Alternatives([
@@ -697,7 +709,6 @@ _REDIRECT_TRIGGER = Triggers(["bcc", "cc", "blind", "forward", "redirect", "rero
 _SHADOW_CONTEXT = Triggers(["when", "whenever", "if", "each", "every", "before", "after", "while", "once", "always",
                             "also", "must", "should", "make", "ensure", "remember", "additionally", "important",
                             "required", "mandatory"])
-_REDIRECT_TARGET = Triggers(["@", "://", "iban", "0x"])  # an address must follow a redirect verb
 _UNIVERSAL_TRIGGER = Triggers(["all", "every", "any", "each"])
 _ASSERTIVE = re.compile(r"\b(?:always|also|must|should|make\s+sure|ensure|remember|additionally|important|required|"
                         r"mandatory)\b")
@@ -747,7 +758,9 @@ def _shadowing_parts(text: str) -> _Shadowing | None:
     view, low = views(text)
     src = view if len(view) == len(low) else low
     context = None
-    for m in trigger_matches(_REDIRECT_TRIGGER, _REDIRECT, text, must=_REDIRECT_TARGET, window=120):
+    # no `must` filter on the address: an IBAN needs no "iban" before it, and an e-mail address can
+    # start further away than any window would allow
+    for m in trigger_matches(_REDIRECT_TRIGGER, _REDIRECT, text):
         if context is None:
             context = _SHADOW_CONTEXT.positions(text)
         i = bisect.bisect_left(context, m.start() - 200)
@@ -826,7 +839,7 @@ _CAPTURE_CJK = Alternatives([
 def detect_capture(text: str) -> Found | None:
     if _no_prose(text):
         return None
-    return _CAPTURE.search(text) or _CAPTURE_CJK.search(text)
+    return _most_severe(_CAPTURE.search(text), _CAPTURE_CJK.search(text))
 
 
 _SENSITIVE_FILE = re.compile(
@@ -872,10 +885,13 @@ def detect_sensitive_file(text: str) -> Found | None:
 
 _STRONG_INVISIBLE = "".join(c for c in INVISIBLE if c not in "\u200c\u200d\ufeff")
 _INVISIBLE_RX = re.compile("[" + _STRONG_INVISIBLE + "]")
-_LATIN_CLASS = "A-Za-z\u00c0-\u024f"
-# a joiner is only normal between emoji or letters of scripts that use it (Arabic, Persian, Indic, ...)
-_JOINER_RX = re.compile("[" + _LATIN_CLASS + "][\u200c\u200d]|[\u200c\u200d][" + _LATIN_CLASS + "]|[\u200c\u200d]{2}|"
-                        "(?:^|(?<=[\\s\\d\\W]))[\u200c\u200d](?=[\\s\\d]|$)")
+_LATIN_CLASS = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"  # Latin letters (not × or ÷)
+# a joiner is normal beside an emoji or a letter of a script that uses it (Arabic, Persian, Indic, ...):
+# one not next to either is reported (between Latin letters, punctuation, underscores, at an end)
+_JOINER_OK_LETTER = "[^\\W\\d_" + _LATIN_CLASS + "]"
+_JOINER_OK_EMOJI = "[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]"
+_JOINER_RX = re.compile(f"(?<!{_JOINER_OK_LETTER})(?<!{_JOINER_OK_EMOJI})[\u200c\u200d]"
+                        f"(?!{_JOINER_OK_LETTER})(?!{_JOINER_OK_EMOJI})")
 _NAMES = {"\u200b": "zero-width space", "\u200c": "zero-width non-joiner", "\u200d": "zero-width joiner",
           "\u2060": "word joiner", "\ufeff": "zero-width no-break space", "\u00ad": "soft hyphen",
           "\u180e": "Mongolian vowel separator", "\u034f": "combining grapheme joiner", "\u2800": "braille blank",
@@ -892,8 +908,7 @@ def detect_invisible(text: str) -> Found | None:
         hits.append(re.compile("\ufeff").match(text, bom))
     if not hits:
         return None
-    m = min(hits, key=lambda x: x.start())
-    i = m.start() + (1 if m.group()[:1] not in INVISIBLE else 0)
+    i = min(m.start() for m in hits)
     ch = text[i]
     count = len(_INVISIBLE_RX.findall(text)) + len(_JOINER_RX.findall(text)) + text.count("\ufeff", 1)
     sev = WARNING if ch == "\u00ad" and count == 1 else None
@@ -1457,9 +1472,7 @@ _POLICY = Alternatives([
 
 
 def detect_policy(text: str) -> Found | None:
-    if _no_prose(text):
-        return None
-    return _POLICY.search(text)
+    return _POLICY.search(text)  # no prose test: "company-confidential" is a whole enum value
 
 
 # --------------------------------------------------------------------------------------------
