@@ -149,11 +149,11 @@ def catalog_data(texts: list[str] | None = None) -> list[dict[str, Any]]:
     return [_yaml(text) for text in texts]
 
 
-def write_built_catalog(path: str | None = None) -> str:
-    """Write `catalog.json` beside the rule files (or to `path`); returns where it went."""
+def write_built_catalog() -> str:
+    """Write `catalog.json` beside the rule files; returns where it went."""
     texts = _rule_texts()
     data = {"digest": _digest(texts), "rules": [_yaml(text) for text in texts]}
-    target = path or str(resources.files("toolschema_lint.catalog").joinpath(BUILT))
+    target = str(resources.files("toolschema_lint.catalog").joinpath(BUILT))
     with open(target, "w", encoding="utf-8") as fh:
         json.dump(data, fh, ensure_ascii=False, indent=1, sort_keys=False)
         fh.write("\n")

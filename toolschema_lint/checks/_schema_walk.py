@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
+from ..model import Tool, per_tool
+
 MAX_WALK_DEPTH = 64
 
 # keywords whose value is a single subschema
@@ -48,29 +50,29 @@ def subschemas(schema: dict) -> Iterator[tuple[tuple[str | int, ...], Any]]:
 # Many checks walk the same schema: the last answers are kept, keyed by the schema's identity, with
 # the schema itself held so that its id cannot be reused by another object while the entry lives.
 _CACHE_SIZE = 1024
-_WALK_CACHE: dict[int, tuple[Any, int, list]] = {}
-_OBJECTS_CACHE: dict[int, tuple[Any, int, list]] = {}
+_WALK_CACHE: dict[int, tuple[Any, list]] = {}
+_OBJECTS_CACHE: dict[int, tuple[Any, list]] = {}
 
 
-def remembered(cache: dict[int, tuple[Any, int, Any]], schema: dict, variant: int, compute: Callable[[], Any]) -> Any:
+def remembered(cache: dict[int, tuple[Any, Any]], schema: dict, compute: Callable[[], Any]) -> Any:
     hit = cache.get(id(schema))
-    if hit is not None and hit[0] is schema and hit[1] == variant:
-        return hit[2]
+    if hit is not None and hit[0] is schema:
+        return hit[1]
     out = compute()
     if len(cache) > _CACHE_SIZE:
         cache.clear()
-    cache[id(schema)] = (schema, variant, out)
+    cache[id(schema)] = (schema, out)
     return out
 
 
-def walk(schema: Any, max_depth: int = MAX_WALK_DEPTH) -> list[tuple[tuple[str | int, ...], dict]]:
+def walk(schema: Any) -> list[tuple[tuple[str | int, ...], dict]]:
     """Every (sub)schema object, depth-first, with its pointer tokens relative to `schema`.
 
     Bounded by depth, and safe on shared nodes (YAML aliases): each object is visited once.
     """
     if not isinstance(schema, dict):
         return []
-    return remembered(_WALK_CACHE, schema, max_depth, lambda: _walk(schema, max_depth))
+    return remembered(_WALK_CACHE, schema, lambda: _walk(schema, MAX_WALK_DEPTH))
 
 
 def _walk(schema: dict, max_depth: int) -> list[tuple[tuple[str | int, ...], dict]]:
@@ -109,8 +111,20 @@ def object_schemas(schema: Any) -> list[tuple[tuple[str | int, ...], dict]]:
     """Every object-typed (sub)schema (kept like `walk`'s answer: a dozen checks ask for it)."""
     if not isinstance(schema, dict):
         return []
-    return remembered(_OBJECTS_CACHE, schema, MAX_WALK_DEPTH,
-                       lambda: [(path, node) for path, node in walk(schema) if is_object_schema(node)])
+    return remembered(_OBJECTS_CACHE, schema, lambda: [(path, node) for path, node in walk(schema) if is_object_schema(node)])
+
+
+def params(schema: Any) -> Iterator[tuple[tuple[str | int, ...], str, Any, dict]]:
+    """(pointer tokens, name, property schema, enclosing object) for every declared parameter."""
+    for path, node in object_schemas(schema):
+        for name, sub in properties(node).items():
+            yield (*path, "properties", name), name, sub, node
+
+
+@per_tool
+def tool_params(tool: Tool) -> tuple[tuple[tuple[str | int, ...], str, Any, dict], ...]:
+    """`params` of the tool's input schema, walked once for every check that asks."""
+    return tuple(params(tool.input_schema))
 
 
 # -- $ref helpers ------------------------------------------------------------------------------
@@ -120,9 +134,11 @@ def path_pointer(path: tuple[str | int, ...]) -> str:
     return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in path)
 
 
-def refs(schema: Any) -> Iterator[tuple[tuple[str | int, ...], str]]:
-    """(path of the schema holding it, value) for every string `$ref` reachable by `walk`."""
-    for path, node in walk(schema):
+def refs(schema: Any, cached: bool = True) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """(path of the schema holding it, value) for every string `$ref` reachable by `walk`.
+    `cached=False` for a one-off look inside a node: its walk is not kept."""
+    nodes = walk(schema) if cached else (_walk(schema, MAX_WALK_DEPTH) if isinstance(schema, dict) else [])
+    for path, node in nodes:
         ref = node.get("$ref")
         if isinstance(ref, str):
             yield path, ref

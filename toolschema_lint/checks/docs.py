@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 from ..model import Hit, Severity, Tool, per_tool
 from ..registry import check
-from ._schema_walk import anchors, is_local_ref, object_schemas, properties, refs, resolve_local
+from ._schema_walk import anchors, is_local_ref, refs, resolve_local, tool_params
 from .naming import name_words
 from .schema import param_label
 
@@ -70,9 +70,8 @@ def _restates(name: str, desc: str) -> bool:  # TSL207 and TSL209 ask in turn ab
 @per_tool
 def _param_descriptions(tool: Tool) -> tuple[tuple[tuple, str, Any, dict], ...]:
     """(path of the object, property name, description, property schema) for every input property."""
-    return tuple((path, name, prop.get("description"), prop)
-                 for path, node in object_schemas(tool.input_schema)
-                 for name, prop in properties(node).items() if isinstance(prop, dict))
+    return tuple((path[:-2], name, prop.get("description"), prop)
+                 for path, name, prop, _parent in tool_params(tool) if isinstance(prop, dict))
 
 
 # -- rules ----------------------------------------------------------------------------------------
@@ -181,9 +180,9 @@ def _case(word: str) -> str:
     return "upper" if word.isupper() else "title" if word[:1].isupper() else "lower"
 
 
-def enumerated_values(text: str) -> list[str]:
-    """Values a description enumerates as the only accepted ones; [] when it does not."""
-    return list(_enumerated_values(text[:5000]))
+def enumerated_values(text: str) -> tuple[str, ...]:
+    """Values a description enumerates as the only accepted ones; () when it does not."""
+    return _enumerated_values(text[:5000])
 
 
 @lru_cache(maxsize=8192)  # parameter descriptions repeat across the tools of a server
@@ -258,11 +257,7 @@ def _tool_references(text: str) -> tuple[str, ...]:
 
 
 def _param_names(server: Any) -> set[str]:
-    names: set[str] = set()
-    for tool in server.tools:
-        for _, node in object_schemas(tool.input_schema):
-            names.update(k.lower() for k in properties(node) if isinstance(k, str))
-    return names
+    return {name.lower() for tool in server.tools for _p, name, _s, _o in tool_params(tool) if isinstance(name, str)}
 
 
 def _texts(tool: Tool) -> Iterator[tuple[tuple, str]]:

@@ -324,14 +324,14 @@ def _show(value: Any) -> str:
 
 # -- $ref: cycles, recursion, dangling and external references -----------------------------------
 
-_REF_SITES: dict[int, tuple[Any, int, Any]] = {}
+_REF_SITES: dict[int, tuple[Any, Any]] = {}
 
 
 def _local_ref_sites(schema: dict) -> dict[tuple[str, ...], tuple[str, tuple[str, ...] | None]]:
     """Local `$ref` sites by path (as strings) -> (ref, target path or None when it does not resolve).
 
     Three rules ask about the same schema (TSL011, TSL118, TSL119): worked out once, read-only after."""
-    return remembered(_REF_SITES, schema, 0, lambda: _find_ref_sites(schema))
+    return remembered(_REF_SITES, schema, lambda: _find_ref_sites(schema))
 
 
 def _find_ref_sites(schema: dict) -> dict[tuple[str, ...], tuple[str, tuple[str, ...] | None]]:
@@ -652,7 +652,7 @@ def _default_errors(root: dict, node: dict, dialect: str) -> list[str]:
     if any(k in node for k in ("$defs", "definitions")):
         return []
     schema = {k: v for k, v in node.items() if k != "default"}
-    pending = [ref for _, ref in refs(node)]
+    pending = [ref for _, ref in refs(node, cached=False)]  # a one-off node: its walk is not kept
     while pending:  # carry over the definitions the node needs, transitively
         ref = pending.pop()
         parts = ref.split("/")
@@ -665,7 +665,7 @@ def _default_errors(root: dict, node: dict, dialect: str) -> list[str]:
         carried = schema.setdefault(parts[1], {})
         if parts[2] not in carried:
             carried[parts[2]] = target
-            pending.extend(r for _, r in refs(target))
+            pending.extend(r for _, r in refs(target, cached=False))
     try:
         validator = _compiled(_canonical(schema), dialect)
         return [e.message for e in validator.iter_errors(node["default"])][:1] if validator else []

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..model import Hit, Server, Severity, Tool, per_tool
 from ..registry import check
-from ._schema_walk import object_schemas, properties
+from ._schema_walk import params, properties, tool_params
 
 # --- words ---------------------------------------------------------------------------------------
 
@@ -104,13 +104,6 @@ def real_pattern(pattern: Any) -> bool:
     return isinstance(pattern, str) and bool(pattern.strip()) and not _TRIVIAL_PATTERN.fullmatch(pattern.strip())
 
 
-def params(schema: Any) -> Iterator[tuple[tuple[str | int, ...], str, Any, dict]]:
-    """(pointer tokens, name, property schema, enclosing object) for every declared parameter."""
-    for path, node in object_schemas(schema):
-        for name, sub in properties(node).items():
-            yield (*path, "properties", name), name, sub, node
-
-
 def _desc(schema: Any) -> str:
     if not isinstance(schema, dict):
         return ""
@@ -188,12 +181,6 @@ def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str,
     if head in _PATH_HEADS and not set(ws) & _NOT_FS and not set(sibling_names) & _REMOTE_SIBLINGS and not content:
         return "path"
     return None
-
-
-@per_tool
-def tool_params(tool: Tool) -> tuple[tuple[tuple[str | int, ...], str, Any, dict], ...]:
-    """`params` of the tool's input schema, walked once for every check that asks."""
-    return tuple(params(tool.input_schema))
 
 
 @per_tool
@@ -394,10 +381,15 @@ _NOT_RECIPIENT = {"date", "date-time", "time", "uri", "url"}
 
 
 @per_tool
+def param_names(tool: Tool) -> frozenset[str]:
+    """The tool's parameter names, each as snake_case words (`fileId` -> `file_id`)."""
+    return frozenset("_".join(words(n)) for _p, n, _s, _o in tool_params(tool))
+
+
+@per_tool
 def reads_data(tool: Tool) -> bool:
     """The tool also takes local data in (files, queries, conversation), so a sink can carry it out."""
-    names = {"_".join(words(n)) for _p, n, _s, _o in tool_params(tool)}
-    return bool(names & _READ_PARAMS) or bool(_READS.search(_text(tool.description)))
+    return bool(param_names(tool) & _READ_PARAMS) or bool(_READS.search(_text(tool.description)))
 
 
 def weight(tool: Tool, gate: bool = True) -> tuple[str, dict]:
@@ -531,10 +523,10 @@ _MAKING = {"create", "make", "send", "submit", "initiate", "process", "execute",
            "confirm", "complete", "approve", "authorize", "capture"}
 
 
-def action_words(name: Any) -> list[str]:
-    """The words of a tool name after its namespace: `mail.search_inbox` -> [search, inbox]."""
+def action_words(name: Any) -> tuple[str, ...]:
+    """The words of a tool name after its namespace: `mail.search_inbox` -> (search, inbox)."""
     if not isinstance(name, str):
-        return []
+        return ()
     ws = words(name.rsplit(".", 1)[-1]) or words(name)
     if len(ws) > 1 and ws[0] not in _COMMON_VERBS and ws[1] in _READ_VERBS:
         ws = ws[1:]  # `github_list_issues`, `ci_get_run`
@@ -556,8 +548,7 @@ def capabilities(tool: Tool) -> frozenset[str]:
             caps.add("execute")  # `run_command`, `run_python`; not `run_monitor`, `git_checkout`
         if wset & _NOT_EXEC:
             caps.discard("execute")  # `run_query`, `run_tests`: bounded jobs, not arbitrary execution
-        names = {"_".join(words(n)) for _p, n, _s, _o in tool_params(tool)}
-        if "transfer" in wset and names & _AMOUNT:
+        if "transfer" in wset and param_names(tool) & _AMOUNT:
             caps.add("pay")
         if "send" in caps and not wset & _SEND_ALWAYS and not _verb_at(ws, _CAP_WORDS["send"] - {"forward"}) and not (
                 "forward" in wset and wset & {"email", "emails", "mail", "message", "messages", "sms"}):
@@ -671,13 +662,17 @@ _SEPARATORS = re.compile(r"[\s_\-.:/]+")
 _SKELETON_FOLDS = (("rn", "m"), ("vv", "w"))
 
 
-@lru_cache(maxsize=65_536)
 def skeleton(name: str) -> str:
     """A name reduced to what a reader sees: case, separators, accents and confusables folded."""
+    return _skeleton(name[:256])  # the cache is keyed on what is read, however long the name
+
+
+@lru_cache(maxsize=65_536)
+def _skeleton(name: str) -> str:
     if name.isascii():  # normalization changes no ASCII text, and no ASCII character is a format (Cf) one
-        s = name[:256].lower().translate(_CONFUSABLES)
+        s = name.lower().translate(_CONFUSABLES)
     else:
-        s = unicodedata.normalize("NFKC", name[:256]).lower()
+        s = unicodedata.normalize("NFKC", name).lower()
         s = "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
         s = unicodedata.normalize("NFKC", s).translate(_CONFUSABLES)
         s = "".join(c for c in s if unicodedata.category(c) != "Cf")

@@ -1059,7 +1059,6 @@ _PCT = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2}){7,}")
 _HEX_MARK = re.compile(r"\\x|%")
 MAX_BLOB = 8192  # characters of one blob that are decoded
 MAX_DECODED = 1_000_000  # characters decoded per string, all blobs together
-_ASCII_LETTER = re.compile(r"[A-Za-z]")
 
 
 def _printable(data: bytes) -> str | None:
@@ -1521,7 +1520,6 @@ class _Same:
 # is: TSL505 (`_shadowing_parts`) leaves out masquerading claims about the names offered alongside,
 # TSL514 (`_mixed_script`) takes its severity from whether the string is a name (`Text.ident`).
 _STRING_STEPS: dict[str, Callable[[str], Any]] = {**DETECTORS, "TSL505": _shadowing_parts, "TSL514": _mixed_script}
-_RULE_DETECTORS = _STRING_STEPS  # the rules of this module
 
 MEMO_STRINGS = 32_768  # distinct strings whose results are kept (per set of enabled rules)
 MEMO_CHARS = 16_000_000  # and their total length; past either bound the memo starts afresh
@@ -1626,6 +1624,8 @@ def _nothing_to_report(raw: Any, plan: _Plan) -> bool:
     for text in strings:
         res = memo.get(text)
         if res is None:
+            if len(text) >= SMALL:
+                return False  # not memoised: the located walk scans it, once
             res = results(text)
         if res:
             return False
@@ -1723,7 +1723,7 @@ def _hits(tool: Tool, ctx: Any, rid: str) -> Iterable[Hit]:
     if memo[0] is enabled and memo[1] == len(enabled):
         base = memo[2]
     else:
-        base = frozenset(r for r in enabled if r in _RULE_DETECTORS)
+        base = frozenset(r for r in enabled if r in _STRING_STEPS)
         _rules_for = (enabled, len(enabled), base)
     rules = base if rid in base else base | {rid}
     last = _last_scan
