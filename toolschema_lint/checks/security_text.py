@@ -1500,22 +1500,6 @@ def scan_text(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
-class _Same:
-    """Hashes and compares by identity (a Tool is an unhashable dataclass); holds a reference, so
-    the id cannot be reused while the entry is cached."""
-
-    __slots__ = ("obj",)
-
-    def __init__(self, obj: Any):
-        self.obj = obj
-
-    def __hash__(self) -> int:
-        return id(self.obj)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Same) and other.obj is self.obj
-
-
 # What each rule runs on one string, given only the string. Two rules also need where the string
 # is: TSL505 (`_shadowing_parts`) leaves out masquerading claims about the names offered alongside,
 # TSL514 (`_mixed_script`) takes its severity from whether the string is a name (`Text.ident`).
@@ -1562,23 +1546,19 @@ def _plan(rules: frozenset[str]) -> _Plan:
     return _Plan(rules)
 
 
-@lru_cache(maxsize=8)
-def _scan_tool(tool: _Same, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found]]]:
-    """Every enabled rule of this module over every string of the tool, once for all of them.
-
-    The rules run one after another on the same tool: the first scans, the others read its results.
-    """
-    return _scan(tool.obj, rules)
-
-
-_last_scan: tuple[Any, Any, dict[str, list[tuple[Text, Found]]]] = (None, None, {})
+_SCAN = "security_text.scan"  # key of a tool's scan results in `Tool.memo` (with the rules scanned for)
 
 
 def _tool_results(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found]]]:
-    """`_scan_tool`, remembering the last answer: the other rules ask about the same tool next."""
-    global _last_scan
-    out = _scan_tool(_Same(tool), rules)
-    _last_scan = (tool, rules, out)
+    """Every enabled rule of this module over every string of the tool, once for all of them.
+
+    The rules run one after another on the same tool: the first scans, the others read its results
+    from the tool's memo (which the engine clears after each server).
+    """
+    key = (_SCAN, rules)
+    out = tool.memo.get(key)
+    if out is None:
+        out = tool.memo[key] = _scan(tool, rules)
     return out
 
 
@@ -1726,11 +1706,11 @@ def _hits(tool: Tool, ctx: Any, rid: str) -> Iterable[Hit]:
         base = frozenset(r for r in enabled if r in _STRING_STEPS)
         _rules_for = (enabled, len(enabled), base)
     rules = base if rid in base else base | {rid}
-    last = _last_scan
-    if last[0] is tool and last[1] is rules:
-        found = last[2].get(rid)
+    scanned = tool.memo.get((_SCAN, rules))
+    if scanned is not None:
+        found = scanned.get(rid)
         return _to_hits(found, ctx) if found else ()
-    return _scan_hits(tool, ctx, rid, rules)
+    return _scan_hits(tool, ctx, rid, rules)  # scans when its hits are read (inside the engine's guard)
 
 
 def _scan_hits(tool: Tool, ctx: Any, rid: str, rules: frozenset[str]) -> Iterator[Hit]:
