@@ -161,13 +161,14 @@ SMALL = 65_536  # strings shorter than this are memoised generously: every rule 
 
 
 class _StringMemo:
-    """A function of one string, memoised: the string asked about last is answered first, then an
-    LRU cache (generous for short strings, which every rule asks about; small for huge ones)."""
+    """A function of one string, memoised: the string asked about last is answered first, then a
+    small LRU cache. Repeated strings rarely come back here (`_Plan` keeps every rule's result per
+    distinct string), so a large cache only held memory: 64 entries cost no more instructions than 8,192."""
 
     __slots__ = ("small", "large", "last")
 
     def __init__(self, fn: Any):
-        self.small = lru_cache(maxsize=8192)(fn)
+        self.small = lru_cache(maxsize=64)(fn)
         self.large = lru_cache(maxsize=4)(fn)
         self.last: tuple[str | None, Any] = (None, None)
 
