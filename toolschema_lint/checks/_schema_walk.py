@@ -65,18 +65,35 @@ def remembered(cache: dict[int, tuple[Any, Any]], schema: dict, compute: Callabl
     return out
 
 
-def walk(schema: Any) -> list[tuple[tuple[str | int, ...], dict]]:
+class Walk(list):
+    """`walk`'s answer: (path, node) pairs, and whether the walk was `plain`: every node met once
+    within the depth bound, and no `$ref` or definitions block anywhere. The nodes of a plain walk
+    are exactly the ones an argument can meet, in the same order (what `design.reachable` finds
+    by following references)."""
+
+    __slots__ = ("plain",)
+
+
+_PLAIN_NODE = frozenset(("$ref", "$defs", "definitions")).isdisjoint  # True: none of these keys
+
+
+_EMPTY = Walk()
+_EMPTY.plain = True
+
+
+def walk(schema: Any) -> Walk:
     """Every (sub)schema object, depth-first, with its pointer tokens relative to `schema`.
 
     Bounded by depth, and safe on shared nodes (YAML aliases): each object is visited once.
     """
     if not isinstance(schema, dict):
-        return []
+        return _EMPTY
     return remembered(_WALK_CACHE, schema, lambda: _walk(schema, MAX_WALK_DEPTH))
 
 
-def _walk(schema: dict, max_depth: int) -> list[tuple[tuple[str | int, ...], dict]]:
-    out: list[tuple[tuple[str | int, ...], dict]] = []
+def _walk(schema: dict, max_depth: int) -> Walk:
+    out = Walk()
+    plain = True
     seen: set[int] = set()
     stack: list[tuple[tuple[str | int, ...], dict]] = [((), schema)]
     limit = 2 * max_depth
@@ -84,14 +101,18 @@ def _walk(schema: dict, max_depth: int) -> list[tuple[tuple[str | int, ...], dic
         path, node = stack.pop()
         nid = id(node)
         if nid in seen or len(path) > limit:
+            plain = False
             continue
         seen.add(nid)
         out.append((path, node))
+        if plain and not _PLAIN_NODE(node):
+            plain = False
         if leaf(node):
             continue
         children = list(subschemas(node))
         for rel, child in reversed(children):
             stack.append((path + rel, child))
+    out.plain = plain
     return out
 
 

@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 from ..model import Hit, Severity, Tool
 from ..registry import check
-from ._schema_walk import is_object_schema, leaf, properties, subschemas
+from ._schema_walk import is_object_schema, leaf, properties, subschemas, walk
 
 MAX_NAME = 200  # longer names are not words anyone reads; cap before tokenizing
 MAX_DESC = 4000
@@ -122,7 +122,10 @@ class Shape:
         self.objects: list[tuple[tuple, dict]] = []
         self.params: list[tuple[tuple, str, dict]] = []
         self.arrays: list[tuple[tuple, dict]] = []
-        for path, node in reachable(schema):
+        nodes = walk(schema)
+        if not (nodes.plain and len(nodes) <= MAX_NODES):
+            nodes = reachable(schema)  # references to follow, definitions to leave out unless used
+        for path, node in nodes:
             if is_object_schema(node):
                 self.objects.append((path, node))
                 for name, prop in properties(node).items():

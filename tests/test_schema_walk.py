@@ -1,0 +1,75 @@
+"""The shared schema walks: a plain walk stands in for following references, and must agree with it."""
+
+from __future__ import annotations
+
+import random
+
+from toolschema_lint.checks import _schema_walk as sw
+from toolschema_lint.checks import design
+
+
+def _by_reference(schema):
+    """Shape's lists as `reachable` alone gives them (the way every schema was read before)."""
+    objects, params, arrays = [], [], []
+    for path, node in design.reachable(schema):
+        if sw.is_object_schema(node):
+            objects.append((path, node))
+            for name, prop in sw.properties(node).items():
+                if isinstance(prop, dict):
+                    params.append((path + ("properties", name), name, prop))
+        t = node.get("type")
+        if t == "array" or (isinstance(t, list) and "array" in t and "null" in t and len(t) == 2):
+            arrays.append((path, node))
+    return objects, params, arrays
+
+
+def _random_schema(rng: random.Random, depth: int = 0, shared: list | None = None) -> dict:
+    kind = rng.random()
+    if shared and rng.random() < 0.1:
+        return rng.choice(shared)  # one node under two parents, as a YAML alias makes it
+    if depth > 5 or kind < 0.35:
+        node = {"type": rng.choice(["string", "integer", ["array", "null"], "boolean"])}
+        if rng.random() < 0.1:
+            node = {"$ref": rng.choice(["#/$defs/a", "#/definitions/b", "#/properties/p0", "other.json"])}
+        if node.get("type") == ["array", "null"] and rng.random() < 0.5:
+            node["items"] = _random_schema(rng, depth + 1, shared)
+    elif kind < 0.7:
+        node = {"type": "object", "properties": {f"p{i}": _random_schema(rng, depth + 1, shared)
+                                                 for i in range(rng.randint(0, 4))}}
+    elif kind < 0.85:
+        node = {"type": "array", "items": _random_schema(rng, depth + 1, shared)}
+    else:
+        node = {rng.choice(["anyOf", "oneOf", "allOf"]): [_random_schema(rng, depth + 1, shared) for _ in range(2)]}
+    if rng.random() < 0.08:
+        node[rng.choice(["$defs", "definitions"])] = {"a": _random_schema(rng, depth + 1, shared),
+                                                      "b": _random_schema(rng, depth + 1, shared)}
+    if shared is not None and rng.random() < 0.2:
+        shared.append(node)
+    return node
+
+
+def test_shape_from_a_plain_walk_equals_following_references() -> None:
+    rng = random.Random(11)
+    plain = 0
+    for trial in range(400):
+        shared: list | None = [] if trial % 3 == 0 else None
+        schema = {"type": "object", "properties": {f"a{i}": _random_schema(rng, 0, shared) for i in range(rng.randint(0, 5))}}
+        walked = sw._walk(schema, sw.MAX_WALK_DEPTH)
+        plain += walked.plain
+        shape = design.Shape(schema)
+        assert (shape.objects, shape.params, shape.arrays) == _by_reference(schema), schema
+    assert 100 < plain < 400  # both paths taken
+
+
+def test_a_walk_is_plain_only_without_references_definitions_repeats_or_cut_depth() -> None:
+    assert sw._walk({"type": "object", "properties": {"a": {"type": "string"}}}, 64).plain
+    assert not sw._walk({"properties": {"a": {"$ref": "#/$defs/x"}}}, 64).plain
+    assert not sw._walk({"properties": {"a": {"type": "string"}}, "$defs": {}}, 64).plain
+    assert not sw._walk({"definitions": {"x": {}}}, 64).plain
+    leaf = {"type": "string"}
+    assert not sw._walk({"properties": {"a": leaf, "b": leaf}}, 64).plain  # one node met twice
+    deep: dict = {"type": "string"}
+    for _ in range(10):
+        deep = {"items": deep}
+    assert sw._walk(deep, 64).plain and not sw._walk(deep, 4).plain  # a path of up to 2 tokens per level
+    assert sw.walk("not a schema") == [] and sw.walk(None).plain
