@@ -105,3 +105,17 @@ def test_json_report_of_two_workers_is_the_one_process_report_byte_for_byte(tmp_
     assert one.exit_code == two.exit_code == 0, two.output
     assert one.stdout == two.stdout
     assert json.loads(two.stdout)["summary"]["suppressed"] > 0 and "\\u202e" in two.stdout
+
+
+def test_a_finding_crosses_processes_with_every_field() -> None:
+    """Workers send findings back pickled by `Finding.__reduce__`: no field may be lost or shifted."""
+    import pickle
+    from dataclasses import fields
+
+    from toolschema_lint.model import Finding, Severity
+
+    values = {f.name: f"v-{f.name}" for f in fields(Finding)}
+    values.update(severity=Severity.ERROR, line=3, column=4, end_line=5, end_column=6, tags=("a", "security"), document=None)
+    finding = Finding(**values)
+    back = pickle.loads(pickle.dumps(finding, protocol=pickle.HIGHEST_PROTOCOL))
+    assert {f.name: getattr(back, f.name) for f in fields(Finding)} == values

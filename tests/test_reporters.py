@@ -132,3 +132,13 @@ def test_quiet_and_clean_output(tmp_path) -> None:
     res = run_rules([p], select=["TSL201"])
     assert REPORTERS["text"](res, _settings(quiet=True)) == ""
     assert "All checks passed" in REPORTERS["text"](res, _settings())
+
+
+def test_escape_invisible_leaves_ascii_alone_and_escapes_the_rest() -> None:
+    """ASCII text is returned without a scan: that holds only while no escaped character is ASCII."""
+    from toolschema_lint.text import _INVISIBLE, escape_invisible
+
+    assert not any(_INVISIBLE.match(chr(cp)) for cp in range(128))
+    ascii_text = "".join(map(chr, range(128)))
+    assert escape_invisible(ascii_text) is ascii_text
+    assert escape_invisible('"a\u200bb\u202e \U000e0041 é"') == '"a\\u200bb\\u202e \\udb40\\udc41 é"'

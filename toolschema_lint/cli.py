@@ -16,7 +16,7 @@ from .engine import RunResult, lint
 from .loaders import InputError
 from .loaders.dialects import INPUT_FORMATS
 from .registry import by_name, catalog, families
-from .reporters import REPORTERS
+from .reporters import REPORTERS, preparer
 from .settings import ConfigError, Settings, apply_config, config_table, find_config, resolve
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -221,7 +221,7 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
     if not settings.paths and not settings.extra_sources and live is None:
         raise ConfigError("no paths given (try `toolschema-lint check tools.json`)")
     settings.color = color if color is not None else _auto_color(settings)
-    result = lint(settings)
+    result = lint(settings, prepare=preparer(settings.format))
     if baseline_file or write_baseline:
         _baseline(result, settings, baseline_file, write_baseline)
     if explain:

@@ -13,7 +13,7 @@ import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .loaders import InputError, Source, collect, load_source
 from .model import Document, Exchange, Finding, Hit, RuleMeta, Server, Severity, Tool
@@ -102,6 +102,7 @@ class Engine:
         checks = load_checks(settings.enabled)  # only the modules of the enabled rules are imported
         self.contexts: dict[str, Context] = {}
         self._cross_server = False  # set per run: several servers, and a cross-server rule enabled
+        self.prepare: Callable[[list[Finding]], None] | None = None  # a reporter's, run in worker processes
         self.by_scope: dict[str, list[tuple[CheckSpec, Context]]] = {"tool": [], "server": [], "run": [], "result": []}
         for rid in sorted(settings.enabled):
             spec = checks.get(rid)
@@ -404,16 +405,23 @@ def _worker_group(item: tuple[str, list[Source]]) -> GroupOutput:
     out = _WORKER_ENGINE.process_group(*item)
     for f in out.findings:
         f.document = None
+    if _WORKER_ENGINE.prepare is not None:
+        _WORKER_ENGINE.prepare(out.findings)
     for doc in out.documents:
         doc.detach()
     return out
 
 
-def lint(settings: Settings) -> RunResult:
-    """Collect the settings' paths plus extra sources and run the engine over them."""
+def lint(settings: Settings, prepare: Callable[[list[Finding]], None] | None = None) -> RunResult:
+    """Collect the settings' paths plus extra sources and run the engine over them.
+
+    `prepare` (a reporter's) is applied to the findings of each server linted in a worker process.
+    """
     missing: list[str] = []
     sources = collect(settings.paths, settings.exclude, missing) if settings.paths else []
     sources.extend(settings.extra_sources)
-    result = Engine(settings).run(sources)
+    engine = Engine(settings)
+    engine.prepare = prepare
+    result = engine.run(sources)
     result.errors[:0] = missing
     return result

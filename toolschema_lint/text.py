@@ -69,4 +69,6 @@ def dumps_safe(obj: Any, **kw: Any) -> str:
 
 def escape_invisible(json_text: str) -> str:
     """`dumps_safe`'s escaping of invisible and bidi characters, for JSON text encoded in pieces."""
+    if json_text.isascii():  # a flag of the string, no scan: every character escaped here is non-ASCII
+        return json_text
     return _INVISIBLE.sub(_json_escape, json_text)

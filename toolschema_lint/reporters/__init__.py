@@ -34,3 +34,9 @@ class _Reporters(Mapping):
 
 
 REPORTERS: Mapping[str, Callable] = _Reporters()
+
+
+def preparer(name: str) -> Callable | None:
+    """The format's `prepare(findings)`, which encodes findings where they are made (in worker
+    processes), or None when the format has none."""
+    return getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), "prepare", None)

@@ -73,10 +73,18 @@ def render(result: Any, settings: Any) -> Iterator[str]:
     for i, f in enumerate(findings):
         batch.append(_finding_text(f) if i == 0 else ",\n" + _finding_text(f))
         if len(batch) >= 512:
-            yield escape_invisible("".join(batch))
+            yield "".join(batch)
             batch = []
     batch.append(tail)
-    yield escape_invisible("".join(batch))
+    yield "".join(batch)
+
+
+def prepare(findings: list[Finding]) -> None:
+    """Encode each finding's text ahead of `render`, where the findings are made: worker processes
+    then share the encoding, and the parent only joins texts. A suppression set later (baselines)
+    is added by `render`."""
+    for f in findings:
+        f.rendered = _body(f)
 
 
 _MARK = "\x00findings\x00"
@@ -117,17 +125,22 @@ def _tags(tags: tuple[str, ...]) -> str:
 _path = lru_cache(maxsize=4096)(encode_basestring)  # the findings of one file share its path
 
 
-def _finding_text(f: Finding) -> str:
-    """One finding as `json.dumps` with indent 2 writes it at the depth of the findings array:
-    the keys and their order of `finding_dict`, filled in without building the dict."""
+def _body(f: Finding) -> str:
+    """A finding's members as `json.dumps` with indent 2 writes them at the depth of the findings
+    array (the keys and their order of `finding_dict`, filled in without building the dict),
+    invisible characters escaped; `suppressed` and the closing brace are added by `_finding_text`."""
     s = _scalar
     path = _path(f.path) if type(f.path) is str else s(f.path)
     tags = f.tags if type(f.tags) is tuple else tuple(f.tags)
-    text = (
+    return escape_invisible(
         f'{_head(f.rule_id, f.name, f.severity)}{_PAD}"message": {s(f.message)},{_PAD}"path": {path},'
         f'{_PAD}"line": {s(f.line)},{_PAD}"column": {s(f.column)},{_PAD}"end_line": {s(f.end_line)},'
         f'{_PAD}"end_column": {s(f.end_column)},{_PAD}"pointer": {s(f.pointer)},{_PAD}"tool": {s(f.tool)},{_tags(tags)}'
     )
+
+
+def _finding_text(f: Finding) -> str:
+    text = f.rendered if f.rendered is not None else _body(f)
     if f.suppressed is not None:
-        text += f',{_PAD}"suppressed": {s(f.suppressed)}'
+        text += escape_invisible(f',{_PAD}"suppressed": {_scalar(f.suppressed)}')
     return text + "\n    }"
