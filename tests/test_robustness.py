@@ -113,3 +113,35 @@ def test_jsonc_stripping_is_linear_on_unclosed_comments() -> None:
         strip_jsonc(hostile)
         assert time.perf_counter() - started < 5, hostile[:20]
     assert strip_jsonc('{"a": 1 /* open') is None  # an unclosed comment is left for the parser to report
+
+
+def test_depth_limit_found_level_by_level_points_where_a_full_walk_does() -> None:
+    """`too_deep` counts levels without paths; the pointer it reports is the first deep node's."""
+    import random
+
+    from toolschema_lint.loaders import MAX_DEPTH, too_deep
+    from toolschema_lint.model import join_pointer
+
+    def reference(node, limit, depth=0, tokens=()):
+        if depth > limit:
+            return join_pointer("", *tokens)
+        kids = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        found = [reference(v, limit, depth + 1, (*tokens, k)) for k, v in kids if isinstance(v, (dict, list))]
+        return next((f for f in reversed(found) if f is not None), None)  # the walk pops the last child first
+
+    rng = random.Random(5)
+
+    def nested(levels):
+        node = rng.choice([{}, [], {"k": 1}, [1, "x"]])
+        for _ in range(levels):
+            node = {"a": 1, "b~/": node, "c": []} if rng.random() < 0.5 else [None, node, {}]
+        return node
+
+    for levels in (0, 1, 5, 9, 10, 11, 12, 30):
+        data = {"tools": [nested(levels), nested(rng.randint(0, 12))]}
+        assert too_deep(data, 10) == reference(data, 10), levels
+    shared = nested(8)  # one node under two parents, as a YAML alias makes it
+    assert too_deep([shared, {"x": shared}], 8) == reference([shared, {"x": shared}], 8) is not None
+    assert too_deep(_deep(MAX_DEPTH + 5), MAX_DEPTH) is not None and too_deep(_deep(MAX_DEPTH - 5), MAX_DEPTH) is None
+    assert too_deep("scalar", 0) is None and too_deep([], 0) is None and too_deep([[]], 0) == "/0"
+

@@ -145,9 +145,25 @@ def human_size(n: int) -> str:
 def too_deep(data: Any, limit: int) -> str | None:
     """Pointer of the first node nested deeper than `limit`, or None.
 
-    Only containers are stacked, each with a link to its parent, so the pointer is built only
-    when the limit is exceeded.
+    The containers are counted level by level (a list comprehension per container); only when the
+    limit is exceeded are they walked again to build the pointer.
     """
+    level = [data] if type(data) is dict or type(data) is list else []
+    depth = 0
+    while level:
+        if depth > limit:
+            return _deep_pointer(data, limit)
+        below: list[Any] = []
+        add = below.extend
+        for node in level:
+            add([v for v in (node.values() if type(node) is dict else node) if type(v) is dict or type(v) is list])
+        level = below
+        depth += 1
+    return None
+
+
+def _deep_pointer(data: Any, limit: int) -> str:
+    """The pointer of the first node (depth-first) nested deeper than `limit`, which exists."""
     stack: list[tuple[Any, int, Any]] = [(data, 0, None)]
     pop, push = stack.pop, stack.append
     while stack:
@@ -167,7 +183,7 @@ def too_deep(data: Any, limit: int) -> str | None:
             for i, v in enumerate(node):
                 if type(v) in (dict, list):
                     push((v, d + 1, (entry, i)))
-    return None
+    raise AssertionError("no node deeper than the limit")  # pragma: no cover - too_deep found one
 
 
 def load_source(src: Source, input_format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
