@@ -80,11 +80,12 @@ def render(result: Any, settings: Any) -> Iterator[str]:
 
 
 def prepare(findings: list[Finding]) -> None:
-    """Encode each finding's text ahead of `render`, where the findings are made: worker processes
-    then share the encoding, and the parent only joins texts. A suppression set later (baselines)
-    is added by `render`."""
+    """Encode the members that differ from finding to finding (positions, pointer, tool) ahead of
+    `render`, where the findings are made: worker processes then share that work. The members shared
+    by a rule's or a file's findings are cached, and the message is encoded by `render`, so a
+    prepared finding holds little more text than it did."""
     for f in findings:
-        f.rendered = _body(f)
+        f.rendered = _located(f)
 
 
 _MARK = "\x00findings\x00"
@@ -125,22 +126,25 @@ def _tags(tags: tuple[str, ...]) -> str:
 _path = lru_cache(maxsize=4096)(encode_basestring)  # the findings of one file share its path
 
 
-def _body(f: Finding) -> str:
-    """A finding's members as `json.dumps` with indent 2 writes them at the depth of the findings
-    array (the keys and their order of `finding_dict`, filled in without building the dict),
-    invisible characters escaped; `suppressed` and the closing brace are added by `_finding_text`."""
-    s = _scalar
-    path = _path(f.path) if type(f.path) is str else s(f.path)
-    tags = f.tags if type(f.tags) is tuple else tuple(f.tags)
-    return escape_invisible(
-        f'{_head(f.rule_id, f.name, f.severity)}{_PAD}"message": {s(f.message)},{_PAD}"path": {path},'
-        f'{_PAD}"line": {s(f.line)},{_PAD}"column": {s(f.column)},{_PAD}"end_line": {s(f.end_line)},'
-        f'{_PAD}"end_column": {s(f.end_column)},{_PAD}"pointer": {s(f.pointer)},{_PAD}"tool": {s(f.tool)},{_tags(tags)}'
-    )
+def _located(f: Finding) -> str:
+    """The members from `line` to `tool` (`finding_dict`'s order), as json.dumps with indent 2
+    writes them at the depth of the findings array, invisible characters escaped."""
+    line, column, end_line, end_column, tool = f.line, f.column, f.end_line, f.end_column, f.tool
+    if type(line) is int and type(column) is int and type(end_line) is int and type(end_column) is int:
+        numbers = f'{_PAD}"line": {line},{_PAD}"column": {column},{_PAD}"end_line": {end_line},{_PAD}"end_column": {end_column},'
+    else:
+        s = _scalar
+        numbers = f'{_PAD}"line": {s(line)},{_PAD}"column": {s(column)},{_PAD}"end_line": {s(end_line)},{_PAD}"end_column": {s(end_column)},'
+    return escape_invisible(f'{numbers}{_PAD}"pointer": {_scalar(f.pointer)},{_PAD}"tool": {_scalar(tool)}')
 
 
 def _finding_text(f: Finding) -> str:
-    text = f.rendered if f.rendered is not None else _body(f)
+    """One finding's object: the keys and their order of `finding_dict`, filled in without building
+    the dict."""
+    path = _path(f.path) if type(f.path) is str else _scalar(f.path)
+    tags = f.tags if type(f.tags) is tuple else tuple(f.tags)
+    text = (f'{_head(f.rule_id, f.name, f.severity)}{_PAD}"message": {escape_invisible(_scalar(f.message))},'
+            f'{_PAD}"path": {escape_invisible(path)},{_located(f) if f.rendered is None else f.rendered},{_tags(tags)}')
     if f.suppressed is not None:
         text += escape_invisible(f',{_PAD}"suppressed": {_scalar(f.suppressed)}')
     return text + "\n    }"
