@@ -22,36 +22,43 @@ _KIND: dict[str, int] = {**{k: 1 for k in SCHEMA_KEYS}, **{k: 2 for k in SCHEMA_
 leaf = frozenset(_KIND).isdisjoint
 
 
-def subschemas(schema: dict) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    """Direct subschemas of `schema` with their relative pointer tokens."""
+def children(schema: dict, path: tuple[str | int, ...] = ()) -> list[tuple[tuple[str | int, ...], dict]]:
+    """Direct subschemas of `schema`, each with its pointer tokens appended to `path`."""
+    out: list[tuple[tuple[str | int, ...], dict]] = []
+    add = out.append
     kind_of = _KIND.get
     for key, v in schema.items():
         kind = kind_of(key)
         if kind is None:
             continue
         if kind == 1:
-            if isinstance(v, dict):
-                yield (key,), v
-            elif key == "items" and isinstance(v, list):  # draft-07 tuple form
+            if type(v) is dict:
+                add((path + (key,), v))
+            elif key == "items" and type(v) is list:  # draft-07 tuple form
                 for i, s in enumerate(v):
-                    if isinstance(s, dict):
-                        yield (key, i), s
+                    if type(s) is dict:
+                        add((path + (key, i), s))
         elif kind == 2:
-            if isinstance(v, list):
+            if type(v) is list:
                 for i, s in enumerate(v):
-                    if isinstance(s, dict):
-                        yield (key, i), s
-        elif isinstance(v, dict):
+                    if type(s) is dict:
+                        add((path + (key, i), s))
+        elif type(v) is dict:
             for name, s in v.items():
-                if isinstance(s, dict):
-                    yield (key, name), s
+                if type(s) is dict:
+                    add((path + (key, name), s))
+    return out
+
+
+def subschemas(schema: dict) -> list[tuple[tuple[str | int, ...], dict]]:
+    """Direct subschemas of `schema` with their relative pointer tokens."""
+    return children(schema)
 
 
 # Many checks walk the same schema: the last answers are kept, keyed by the schema's identity, with
 # the schema itself held so that its id cannot be reused by another object while the entry lives.
 _CACHE_SIZE = 1024
 _WALK_CACHE: dict[int, tuple[Any, list]] = {}
-_OBJECTS_CACHE: dict[int, tuple[Any, list]] = {}
 
 
 def remembered(cache: dict[int, tuple[Any, Any]], schema: dict, compute: Callable[[], Any]) -> Any:
@@ -66,19 +73,19 @@ def remembered(cache: dict[int, tuple[Any, Any]], schema: dict, compute: Callabl
 
 
 class Walk(list):
-    """`walk`'s answer: (path, node) pairs, and whether the walk was `plain`: every node met once
-    within the depth bound, and no `$ref` or definitions block anywhere. The nodes of a plain walk
-    are exactly the ones an argument can meet, in the same order (what `design.reachable` finds
-    by following references)."""
+    """`walk`'s answer: (path, node) pairs; `objects`, the object-typed ones among them; and
+    whether the walk was `plain`: every node met once within the depth bound, and no `$ref` or
+    definitions block anywhere. The nodes of a plain walk are exactly the ones an argument can
+    meet, in the same order (what `design.reachable` finds by following references)."""
 
-    __slots__ = ("plain",)
+    __slots__ = ("plain", "objects")
 
 
 _PLAIN_NODE = frozenset(("$ref", "$defs", "definitions")).isdisjoint  # True: none of these keys
 
 
 _EMPTY = Walk()
-_EMPTY.plain = True
+_EMPTY.plain, _EMPTY.objects = True, []
 
 
 def walk(schema: Any) -> Walk:
@@ -93,26 +100,31 @@ def walk(schema: Any) -> Walk:
 
 def _walk(schema: dict, max_depth: int) -> Walk:
     out = Walk()
+    add = out.append
+    objects: list[tuple[tuple[str | int, ...], dict]] = []
     plain = True
     seen: set[int] = set()
     stack: list[tuple[tuple[str | int, ...], dict]] = [((), schema)]
+    pop, push = stack.pop, stack.extend
     limit = 2 * max_depth
     while stack:
-        path, node = stack.pop()
+        entry = pop()
+        path, node = entry
         nid = id(node)
         if nid in seen or len(path) > limit:
             plain = False
             continue
         seen.add(nid)
-        out.append((path, node))
+        add(entry)
+        t = node.get("type")
+        if t == "object" or (t is None and "properties" in node) or (type(t) is list and "object" in t):
+            objects.append(entry)  # `is_object_schema`, inline: this runs for every node of every schema
         if plain and not _PLAIN_NODE(node):
             plain = False
-        if leaf(node):
-            continue
-        children = list(subschemas(node))
-        for rel, child in reversed(children):
-            stack.append((path + rel, child))
+        if not leaf(node):
+            push(reversed(children(node, path)))
     out.plain = plain
+    out.objects = objects
     return out
 
 
@@ -130,9 +142,7 @@ def properties(schema: Any) -> dict[str, Any]:
 
 def object_schemas(schema: Any) -> list[tuple[tuple[str | int, ...], dict]]:
     """Every object-typed (sub)schema (kept like `walk`'s answer: a dozen checks ask for it)."""
-    if not isinstance(schema, dict):
-        return []
-    return remembered(_OBJECTS_CACHE, schema, lambda: [(path, node) for path, node in walk(schema) if is_object_schema(node)])
+    return walk(schema).objects
 
 
 def params(schema: Any) -> Iterator[tuple[tuple[str | int, ...], str, Any, dict]]:
