@@ -158,3 +158,31 @@ def test_a_json_run_imports_neither_yaml_nor_jsonschema_nor_rich(tmp_path: Path)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout + out.stderr
     assert _json.loads((tmp_path / "out.json").read_text())["summary"]["tools"] == 1
+
+
+def test_jsonschema_rs_is_loaded_only_by_rules_that_validate(tmp_path: Path) -> None:
+    """The native validator is a tenth of the start-up: a selection that validates no schema
+    (here TSL103, which reads `required`) leaves it unloaded; schema validation loads it."""
+    import json as _json
+    import subprocess
+    import sys
+
+    src = tmp_path / "tools.json"
+    src.write_text(_json.dumps({"tools": [{"name": "get_weather", "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}},
+                                                                          "required": ["x"]}}]}))
+
+    def loaded(select: str) -> str:
+        code = (
+            "import sys\n"
+            "from toolschema_lint.cli import main\n"
+            f"try:\n    main(['check', {str(src)!r}, '--select', {select!r}, '--format', 'json', '--exit-zero', '-o', "
+            f"{str(tmp_path / 'out.json')!r}])\n"
+            "except SystemExit:\n    pass\n"
+            "print('jsonschema_rs' in sys.modules)\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert _json.loads((tmp_path / "out.json").read_text())["summary"]["findings"] >= (select == "TSL103")
+        return out.stdout.strip().splitlines()[-1]
+
+    assert loaded("TSL103") == "False"
+    assert loaded("TSL101") == "True"

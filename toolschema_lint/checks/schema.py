@@ -8,8 +8,6 @@ import re
 from functools import lru_cache
 from typing import Any, Iterator
 
-import jsonschema_rs
-
 from ..model import Hit, Severity, Tool, join_pointer
 from ..registry import check
 from ._schema_walk import (anchors, embedded_ids, is_local_ref, object_schemas, path_pointer, properties, refs,
@@ -40,13 +38,12 @@ def py_validator(dialect: str) -> Any:
     return getattr(jsonschema, _PY_DRAFTS[dialect])
 
 
-_RS_DRAFTS = {
-    "2020-12": jsonschema_rs.Draft202012,
-    "2019-09": jsonschema_rs.Draft201909,
-    "draft-07": jsonschema_rs.Draft7,
-    "draft-06": jsonschema_rs.Draft6,
-    "draft-04": jsonschema_rs.Draft4,
-}
+def _rs() -> Any:
+    """`jsonschema_rs`, imported on first use: a run whose rules validate no schema never loads it
+    (a tenth of such a run's start-up)."""
+    import jsonschema_rs
+
+    return jsonschema_rs
 
 
 def schema_dialect(schema: Any) -> str | None:
@@ -69,8 +66,8 @@ def _meta_validator(dialect: str) -> Any:
 def _fast_valid(schema: Any, dialect: str) -> bool:
     """Native meta-validation; the schema carries a known `$schema` (or none), so nothing is fetched."""
     try:
-        return jsonschema_rs.meta.is_valid(schema)  # no `$schema` means 2020-12 here too
-    except (ValueError, TypeError, OverflowError, jsonschema_rs.ReferencingError):
+        return _rs().meta.is_valid(schema)  # no `$schema` means 2020-12 here too
+    except (ValueError, TypeError, OverflowError, _rs().ReferencingError):
         return False
 
 
@@ -634,11 +631,11 @@ def duplicate_enum_value(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 
 _RS_VALIDATORS = {
-    "2020-12": jsonschema_rs.Draft202012Validator,
-    "2019-09": jsonschema_rs.Draft201909Validator,
-    "draft-07": jsonschema_rs.Draft7Validator,
-    "draft-06": jsonschema_rs.Draft6Validator,
-    "draft-04": jsonschema_rs.Draft4Validator,
+    "2020-12": "Draft202012Validator",
+    "2019-09": "Draft201909Validator",
+    "draft-07": "Draft7Validator",
+    "draft-06": "Draft6Validator",
+    "draft-04": "Draft4Validator",
 }
 
 
@@ -677,7 +674,7 @@ def _default_errors(root: dict, node: dict, dialect: str) -> list[str]:
 def _compiled(schema_json: str, dialect: str) -> Any:
     """A native validator for a schema (given as canonical JSON; generated tools repeat schemas a lot)."""
     try:
-        return _RS_VALIDATORS[dialect](json.loads(schema_json), offline=True)
+        return getattr(_rs(), _RS_VALIDATORS[dialect])(json.loads(schema_json), offline=True)
     except Exception:  # a schema the validator cannot compile is TSL101's business
         return None
 
@@ -746,9 +743,9 @@ def _bad_regex(pattern: str) -> bool:
     if len(pattern) > 10_000:
         return False
     try:
-        jsonschema_rs.validator_for({"pattern": pattern})
+        _rs().validator_for({"pattern": pattern})
         return False
-    except jsonschema_rs.ValidationError:
+    except _rs().ValidationError:
         pass
     except Exception:
         return False
