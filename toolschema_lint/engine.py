@@ -320,7 +320,11 @@ class Engine:
         global _WORKER_ENGINE
         _WORKER_ENGINE = self
         ctx = multiprocessing.get_context("fork")
-        chunk = max(1, len(parallel) // (jobs * 4))
+        # largest groups first, in small batches: the workers then run out of work within a few
+        # milliseconds of each other (batches of a quarter of each worker's share ended up to a
+        # sixth of the run apart); results are put back in order by key
+        parallel.sort(key=_group_size, reverse=True)
+        chunk = max(1, len(parallel) // (jobs * 16))
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
             remote = pool.map(_worker_group, parallel, chunksize=chunk)
             by_key = dict(zip((k for k, _ in parallel), remote, strict=True))
@@ -397,6 +401,17 @@ class GroupOutput:
 
 
 _WORKER_ENGINE: Engine | None = None
+
+
+def _group_size(item: tuple[str, list[Source]]) -> int:
+    """Bytes to read for a server group: how long its linting takes, near enough to schedule by."""
+    size = 0
+    for src in item[1]:
+        try:
+            size += src.path.stat().st_size if src.path is not None else len(src.text or "")
+        except OSError:
+            pass
+    return size
 
 
 def _worker_group(item: tuple[str, list[Source]]) -> GroupOutput:
