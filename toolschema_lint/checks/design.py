@@ -227,6 +227,7 @@ _COUNT = re.compile(r"(limit|count|topk|topn|(page|batch|chunk)size|perpage|page
                     r"(max|num|n)(results|items|hits|entries|rows|records|pages|count))")
 
 
+@lru_cache(maxsize=4096)
 def count_like(name: str) -> bool:
     w = words(name)
     if not w or len(w) > 4:
