@@ -62,9 +62,11 @@ def restates_name(name: Any, desc: Any) -> bool:
 def _restates(name: str, desc: str) -> bool:  # TSL207 and TSL209 ask in turn about the same tool
     if cjk_count(desc):
         return False
+    words = [w for w in _WORD.findall(desc) if w.lower() not in _STOP]
+    if not words or len(words) > 8:
+        return False  # decided before stemming: most descriptions are longer than any name
     in_name = {_stem(w) for w in name_words(name)}
-    words = [_stem(w) for w in _WORD.findall(desc) if w.lower() not in _STOP]
-    return bool(words) and len(words) <= 8 and all(w in in_name for w in words)
+    return all(_stem(w) in in_name for w in words)
 
 
 @per_tool
