@@ -73,3 +73,32 @@ def test_a_walk_is_plain_only_without_references_definitions_repeats_or_cut_dept
         deep = {"items": deep}
     assert sw._walk(deep, 64).plain and not sw._walk(deep, 4).plain  # a path of up to 2 tokens per level
     assert sw.walk("not a schema") == [] and sw.walk(None).plain
+
+
+def test_walk_objects_are_the_object_schemas_among_its_nodes() -> None:
+    """`object_schemas` is collected during the walk with `is_object_schema` inlined: they must agree."""
+    rng = random.Random(12)
+    for trial in range(200):
+        shared: list | None = [] if trial % 2 else None
+        schema = {"properties": {f"a{i}": _random_schema(rng, 0, shared) for i in range(rng.randint(0, 5))}}
+        if trial % 7 == 0:
+            schema["type"] = rng.choice([["object", "null"], "object", "string", None, 3])
+        walked = sw._walk(schema, sw.MAX_WALK_DEPTH)
+        assert walked.objects == [(p, n) for p, n in walked if sw.is_object_schema(n)]
+
+
+def test_name_caches_hold_only_short_names() -> None:
+    """Hostile names can be megabytes long: the per-name caches must not keep them."""
+    from helpers import lint_data
+
+    from toolschema_lint.checks import naming
+
+    long_name = "x" * 5000 + "_limit"
+    design._count_like.cache_clear()
+    assert design.count_like(long_name) == design.count_like(long_name[:design.MAX_NAME])
+    assert design._count_like.cache_info().hits == 1  # the second call asked for the same, cut key
+    naming._vague_cached.cache_clear()
+    found = lint_data({"tools": [{"name": "a" * 300 + ".execute", "inputSchema": {"type": "object"}},
+                                 {"name": "crm.execute", "inputSchema": {"type": "object"}}]}, select=["TSL202"])
+    assert sorted(len(f.tool) for f in found.findings) == [11, 308]  # both vague, cached or not
+    assert naming._vague_cached.cache_info().currsize == 1  # the short name only

@@ -227,8 +227,12 @@ _COUNT = re.compile(r"(limit|count|topk|topn|(page|batch|chunk)size|perpage|page
                     r"(max|num|n)(results|items|hits|entries|rows|records|pages|count))")
 
 
-@lru_cache(maxsize=4096)
 def count_like(name: str) -> bool:
+    return _count_like(name[:MAX_NAME])  # `words` reads no further: the cache never holds a long key
+
+
+@lru_cache(maxsize=4096)
+def _count_like(name: str) -> bool:
     w = words(name)
     if not w or len(w) > 4:
         return False

@@ -27,17 +27,20 @@ def vague_tool_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
     name = tool.name
     if not isinstance(name, str) or not name:
         return
-    if _vague(name, _lowered(tuple(ctx.options.get("deny", ())))):
+    deny = _lowered(tuple(ctx.options.get("deny", ())))
+    if (_vague_cached if len(name) <= 256 else _vague)(name, deny):  # hostile names stay out of the cache
         yield ctx.at(tool, "name", name=name)
 
 
-@lru_cache(maxsize=4096)
 def _vague(name: str, deny: frozenset[str]) -> bool:
     words = name_words(name)
     normalized = "_".join(words)
     # the whole name is generic, or the last segment of a dotted name is (`crm.execute`)
     last = "_".join(name_words(name.rsplit(".", 1)[-1]))
     return normalized in deny or (last in deny and "." in name and len(words) <= 2)
+
+
+_vague_cached = lru_cache(maxsize=4096)(_vague)  # names repeat across servers
 
 
 MCP_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
