@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from .loaders import InputError, Source, collect, load_source
-from .model import Document, Exchange, Finding, Hit, RuleMeta, Server, Severity, Tool
+from .model import Document, Exchange, Finding, Hit, RuleMeta, Server, Severity, Tool, finding_order
 from .registry import CheckSpec, catalog, load_checks
 from .settings import Settings, ignored_for
 from .text import sanitize
@@ -300,7 +300,7 @@ class Engine:
             result.servers.append(out.server)
         self._run_checks(result)
         self._run_results(result)
-        result.findings.sort(key=lambda f: f.sort_key)
+        result.findings.sort(key=finding_order)
         result.elapsed = time.perf_counter() - start
         return result
 
@@ -418,6 +418,7 @@ def _worker_group(item: tuple[str, list[Source]]) -> GroupOutput:
     """In a forked worker: lint one server group and detach it for the trip back."""
     assert _WORKER_ENGINE is not None
     out = _WORKER_ENGINE.process_group(*item)
+    out.findings.sort(key=finding_order)  # here, in parallel: the parent's sort then merges sorted runs
     for f in out.findings:
         f.document = None
     if _WORKER_ENGINE.prepare is not None:

@@ -314,7 +314,7 @@ class Finding:
 
     @property
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.column, self.rule_id, self.pointer)
+        return finding_order(self)
 
     @property
     def fingerprint_content(self) -> str:
@@ -331,6 +331,8 @@ class Finding:
 
 
 _finding_values = attrgetter(*(f.name for f in fields(Finding)))
+# the order of a report: file, position, rule, pointer (a C-level key for sorting many findings)
+finding_order = attrgetter("path", "line", "column", "rule_id", "pointer")
 
 
 @dataclass(slots=True)
