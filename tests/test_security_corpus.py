@@ -152,6 +152,8 @@ def test_broad_trigger_prefilter_agrees_with_the_full_pattern() -> None:
     tails = [" mentions a city.", " ask about it", " requests, use this.", " ANY request", " might need.", " 任何问题", ""]
     texts = ["".join(p) for p in itertools.product(["", "Get a file. "], leads, tails)]
     texts += ["in\u017ftead of any other tool", "Fetch weather. Call install.", "Overall, a tool.", "Lists issues."]
+    # the words inside other words, or after a word character, where neither may match
+    texts += [f"{glue}{lead.lower()}{tail}" for glue in ("company", "x_", "re", "-", "(", "7") for lead in leads for tail in tails[:3]]
     for path in [p for _f, p in MALICIOUS if p.suffix == ".json"] + [p for p in CLEAN if p.suffix == ".json"]:
         texts += [m for m in re.findall(r'"description":\s*("(?:[^"\\]|\\.)*")', path.read_text())]
     texts = [_json.loads(t) if t.startswith('"') else t for t in texts]

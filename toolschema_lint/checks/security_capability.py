@@ -758,18 +758,17 @@ _BROAD_TRIGGER = re.compile(
     r"|\b(?:any|all)\s+(?:data|information|content|files?|text|notes?)\s+(?:the\s+user|they|you)\s+(?:might|may|could|will)\b"
     r"|(?:只要|每当|无论何时|任何时候|一旦)[^。\n]{0,40}?(?:提到|提及|说|要求|询问|需要|输入)"
     r"|(?:所有|任何|一切)(?:的)?(?:请求|任务|问题|情况|场景|数据)", re.IGNORECASE)
-# every branch of `_BROAD_TRIGGER` that can match ASCII text holds one of these words
-_BROAD_WORDS = ("whenever", "every", "any", "each", "instead", "all")
+# every branch of `_BROAD_TRIGGER` that can match ASCII text holds one of these words, where a word
+# starts (after `\b` or whitespace)
+_BROAD_WORDS = re.compile(r"\b(?:whenever|every|any|each|instead|all)")
 
 
 def broad_trigger(text: str) -> re.Match | None:
-    """`_BROAD_TRIGGER.search(text)`, skipped for ASCII text holding none of `_BROAD_WORDS` (most
-    descriptions: one C-level substring test each, against a regex tried at every position).
-    Other text always gets the regex: case-insensitive matching also folds some non-ASCII letters."""
-    if text.isascii():
-        low = text.lower()
-        if not any(w in low for w in _BROAD_WORDS):
-            return None
+    """`_BROAD_TRIGGER.search(text)`, skipped for ASCII text in which none of `_BROAD_WORDS` starts
+    a word (most descriptions: "call" or "company" hold such a word, but not at a word's start).
+    Other text always gets the full pattern: case-insensitive matching also folds some non-ASCII letters."""
+    if text.isascii() and _BROAD_WORDS.search(text.lower()) is None:
+        return None
     return _BROAD_TRIGGER.search(text)
 
 
