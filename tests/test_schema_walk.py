@@ -102,3 +102,15 @@ def test_name_caches_hold_only_short_names() -> None:
                                  {"name": "crm.execute", "inputSchema": {"type": "object"}}]}, select=["TSL202"])
     assert sorted(len(f.tool) for f in found.findings) == [11, 308]  # both vague, cached or not
     assert naming._vague_cached.cache_info().currsize == 1  # the short name only
+
+
+def test_vague_name_deny_list_follows_each_runs_option() -> None:
+    """TSL202 remembers the last deny list it lowered: another run's list must replace it."""
+    from helpers import lint_data
+
+    data = {"tools": [{"name": "get_weather", "inputSchema": {"type": "object"}},
+                      {"name": "execute", "inputSchema": {"type": "object"}}]}
+    custom = lint_data(data, select=["TSL202"], rules={"vague-tool-name": {"deny": ["Get_Weather"]}})
+    default = lint_data(data, select=["TSL202"])
+    assert [f.tool for f in custom.findings] == ["get_weather"]
+    assert [f.tool for f in default.findings] == ["execute"]
