@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import traceback
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -44,6 +43,8 @@ def guarded(fn: Callable[..., int]) -> Callable[..., None]:
             code = 130
         except Exception as e:  # noqa: BLE001 - last line of defence
             if os.environ.get("TOOLSCHEMA_LINT_DEBUG"):
+                import traceback  # only for a crash
+
                 traceback.print_exc()
             click.echo(f"toolschema-lint: internal error: {type(e).__name__}: {e}", err=True)
             click.echo("toolschema-lint: set TOOLSCHEMA_LINT_DEBUG=1 for details", err=True)

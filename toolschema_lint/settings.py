@@ -8,7 +8,6 @@ given with `--config`. Unknown keys and selectors that match no rule are errors.
 from __future__ import annotations
 
 import fnmatch
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,6 +94,8 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only when there is a config file to read: a run without one is spared its import
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as e:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from functools import lru_cache
@@ -231,7 +230,9 @@ def keyword_suggestion(key: str) -> str | None:
     low = key.lower()
     if low in _LOWER_KEYWORDS:
         return _LOWER_KEYWORDS[low]
-    close = difflib.get_close_matches(low.lstrip("$"), [k.lstrip("$") for k in _LOWER_KEYWORDS], n=1, cutoff=0.8)
+    from difflib import get_close_matches  # only for a keyword not known as it is written
+
+    close = get_close_matches(low.lstrip("$"), [k.lstrip("$") for k in _LOWER_KEYWORDS], n=1, cutoff=0.8)
     if not close:
         return None
     return next(v for k, v in _LOWER_KEYWORDS.items() if k.lstrip("$") == close[0])
@@ -576,7 +577,9 @@ def suggest(name: str, known: Any, aliases: dict[str, str], cutoff: float) -> st
         return low
     if low in aliases:
         return aliases[low]
-    close = difflib.get_close_matches(low, sorted(known), n=1, cutoff=cutoff)
+    from difflib import get_close_matches
+
+    close = get_close_matches(low, sorted(known), n=1, cutoff=cutoff)
     return close[0] if close else None
 
 
