@@ -29,8 +29,9 @@ def _random_schema(rng: random.Random, depth: int = 0, shared: list | None = Non
         return rng.choice(shared)  # one node under two parents, as a YAML alias makes it
     if depth > 5 or kind < 0.35:
         node = {"type": rng.choice(["string", "integer", ["array", "null"], "boolean"])}
-        if rng.random() < 0.1:
-            node = {"$ref": rng.choice(["#/$defs/a", "#/definitions/b", "#/properties/p0", "other.json"])}
+        if rng.random() < 0.1:  # refs that resolve (into definitions, a property, a custom keyword) or not
+            node = {"$ref": rng.choice(["#/$defs/a", "#/definitions/b", "#/properties/a0", "#/x-shared", "#/properties",
+                                        "#/nowhere", "other.json"])}
         if node.get("type") == ["array", "null"] and rng.random() < 0.5:
             node["items"] = _random_schema(rng, depth + 1, shared)
     elif kind < 0.7:
@@ -50,15 +51,23 @@ def _random_schema(rng: random.Random, depth: int = 0, shared: list | None = Non
 
 def test_shape_from_a_plain_walk_equals_following_references() -> None:
     rng = random.Random(11)
-    plain = 0
+    plain = followed = 0
     for trial in range(400):
         shared: list | None = [] if trial % 3 == 0 else None
         schema = {"type": "object", "properties": {f"a{i}": _random_schema(rng, 0, shared) for i in range(rng.randint(0, 5))}}
+        if trial % 4 == 0:  # a schema that only a `$ref` reaches: the walk does not enter unknown keywords
+            schema["x-shared"] = {"type": "object", "properties": {"s": {"type": "array"}}}
+        if trial % 5 == 0:
+            schema[rng.choice(["$defs", "definitions"])] = {"a": {"type": "object", "properties": {"d": {}}},
+                                                            "b": {"type": "array"}}
         walked = sw._walk(schema, sw.MAX_WALK_DEPTH)
         plain += walked.plain
         shape = design.Shape(schema)
-        assert (shape.objects, shape.params, shape.arrays) == _by_reference(schema), schema
+        expected = _by_reference(schema)
+        assert (shape.objects, shape.params, shape.arrays) == expected, schema
+        followed += len(expected[0]) != len(walked.objects)
     assert 100 < plain < 400  # both paths taken
+    assert followed > 20  # references that reach a schema the walk alone does not
 
 
 def test_a_walk_is_plain_only_without_references_definitions_repeats_or_cut_depth() -> None:
@@ -110,7 +119,11 @@ def test_vague_name_deny_list_follows_each_runs_option() -> None:
 
     data = {"tools": [{"name": "get_weather", "inputSchema": {"type": "object"}},
                       {"name": "execute", "inputSchema": {"type": "object"}}]}
-    custom = lint_data(data, select=["TSL202"], rules={"vague-tool-name": {"deny": ["Get_Weather"]}})
+    deny = ["Get_Weather"]
+    custom = lint_data(data, select=["TSL202"], rules={"vague-tool-name": {"deny": deny}})
     default = lint_data(data, select=["TSL202"])
     assert [f.tool for f in custom.findings] == ["get_weather"]
     assert [f.tool for f in default.findings] == ["execute"]
+    deny.append("EXECUTE")  # the same list, changed in place between two runs of one process
+    again = lint_data(data, select=["TSL202"], rules={"vague-tool-name": {"deny": deny}})
+    assert sorted(f.tool for f in again.findings) == ["execute", "get_weather"]

@@ -25,11 +25,12 @@ from .text import sanitize
 class Context:
     """What a check may look at besides its subject: options, the server, the run."""
 
-    __slots__ = ("meta", "options", "server", "servers", "settings", "tools_by_name")
+    __slots__ = ("meta", "options", "derived", "server", "servers", "settings", "tools_by_name")
 
     def __init__(self, meta: RuleMeta, options: dict[str, Any], settings: Settings):
         self.meta = meta
         self.options = options
+        self.derived: dict[str, Any] = {}  # what a check works out from its options, once per run
         self.settings = settings
         self.server: Server | None = None
         self.servers: list[Server] = []

@@ -228,6 +228,8 @@ _COUNT = re.compile(r"(limit|count|topk|topn|(page|batch|chunk)size|perpage|page
 
 
 def count_like(name: str) -> bool:
+    if not isinstance(name, str):
+        return False
     return _count_like(name[:MAX_NAME])  # `words` reads no further: the cache never holds a long key
 
 

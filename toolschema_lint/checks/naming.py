@@ -17,23 +17,14 @@ def name_words(name: str) -> list[str]:
     return [w.lower() for w in _SPLIT.split(name) if w]
 
 
-_deny: list[Any] = [None, frozenset()]  # the `deny` option last seen (held, so its id stays its own) and its set
-
-
-def _lowered(words: Any) -> frozenset[str]:
-    """The option's words, lower-cased: worked out again only when another list is passed (a run
-    reads one option list for every tool; hashing it per tool cost more than the rule's test)."""
-    if _deny[0] is not words:
-        _deny[0], _deny[1] = words, frozenset(w.lower() for w in words if isinstance(w, str))
-    return _deny[1]
-
-
 @check("TSL202")
 def vague_tool_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
     name = tool.name
     if not isinstance(name, str) or not name:
         return
-    deny = _lowered(ctx.options.get("deny", ()))
+    deny = ctx.derived.get("deny")
+    if deny is None:  # the option's words, lower-cased once per run (not hashed again for every tool)
+        deny = ctx.derived["deny"] = frozenset(w.lower() for w in ctx.options.get("deny", ()) if isinstance(w, str))
     if (_vague_cached if len(name) <= 256 else _vague)(name, deny):  # hostile names stay out of the cache
         yield ctx.at(tool, "name", name=name)
 

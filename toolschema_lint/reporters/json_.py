@@ -111,8 +111,8 @@ def _scalar(v: Any) -> str:
 @lru_cache(maxsize=1024)
 def _head(rule_id: str, name: str, severity: Any) -> str:
     """The opening of a finding's object: the same for every finding of a rule at one severity."""
-    s = _scalar
-    return f'    {{{_PAD}"id": {s(rule_id)},{_PAD}"name": {s(name)},{_PAD}"severity": {s(str(severity))},'
+    s = _scalar  # catalog text, escaped all the same (cached: once per rule and severity)
+    return escape_invisible(f'    {{{_PAD}"id": {s(rule_id)},{_PAD}"name": {s(name)},{_PAD}"severity": {s(str(severity))},')
 
 
 @lru_cache(maxsize=1024)
@@ -120,7 +120,7 @@ def _tags(tags: tuple[str, ...]) -> str:
     """A finding's last member, `tags` (one tuple per rule); the caller closes the object."""
     if not tags:
         return f'{_PAD}"tags": []'
-    return f'{_PAD}"tags": [' + ",".join(_PAD + "  " + _scalar(t) for t in tags) + _PAD + "]"
+    return escape_invisible(f'{_PAD}"tags": [' + ",".join(_PAD + "  " + _scalar(t) for t in tags) + _PAD + "]")
 
 
 _path = lru_cache(maxsize=4096)(encode_basestring)  # the findings of one file share its path
