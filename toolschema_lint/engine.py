@@ -96,14 +96,14 @@ ANCHORED = ("name", "description")
 
 
 class Engine:
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, prepare: Callable[[list[Finding]], None] | None = None):
         self.settings = settings
         self.rules = catalog()
         self._tags = {rid: tuple(meta.tags) for rid, meta in self.rules.items()}  # shared by each rule's findings
         checks = load_checks(settings.enabled)  # only the modules of the enabled rules are imported
         self.contexts: dict[str, Context] = {}
         self._cross_server = False  # set per run: several servers, and a cross-server rule enabled
-        self.prepare: Callable[[list[Finding]], None] | None = None  # a reporter's, run in worker processes
+        self.prepare = prepare  # a reporter's, run on the findings of each server linted in a worker process
         self.by_scope: dict[str, list[tuple[CheckSpec, Context]]] = {"tool": [], "server": [], "run": [], "result": []}
         for rid in sorted(settings.enabled):
             spec = checks.get(rid)
@@ -437,8 +437,6 @@ def lint(settings: Settings, prepare: Callable[[list[Finding]], None] | None = N
     missing: list[str] = []
     sources = collect(settings.paths, settings.exclude, missing) if settings.paths else []
     sources.extend(settings.extra_sources)
-    engine = Engine(settings)
-    engine.prepare = prepare
-    result = engine.run(sources)
+    result = Engine(settings, prepare).run(sources)
     result.errors[:0] = missing
     return result

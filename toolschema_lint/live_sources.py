@@ -351,7 +351,7 @@ def read_env_file(path: Path) -> dict[str, str]:
 def _shown_argv(argv: list[str], spec: Any) -> str:
     """A command line for messages: env/header values, URL credentials and the values of
     secret-looking options masked."""
-    from .loaders.live import _SECRET_PLACEHOLDER, _mask, redact_url
+    from .loaders.live import SECRET_PLACEHOLDER, mask, redact_url
 
     secrets = spec._secret_values()
     words: list[str] = []
@@ -359,13 +359,13 @@ def _shown_argv(argv: list[str], spec: Any) -> str:
     for word in argv:
         shown = word
         if hide_next and not word.startswith("-"):
-            shown = _SECRET_PLACEHOLDER
+            shown = SECRET_PLACEHOLDER
         elif "=" in word and _SECRET_OPTION.search(word.partition("=")[0]):
-            shown = word.partition("=")[0] + "=" + _SECRET_PLACEHOLDER
+            shown = word.partition("=")[0] + "=" + SECRET_PLACEHOLDER
         elif "://" in word:
             shown = redact_url(word) if "@" in word or "?" in word else word
         hide_next = word.startswith("-") and "=" not in word and bool(_SECRET_OPTION.search(word))
-        words.append(_mask(shown, secrets))
+        words.append(mask(shown, secrets))
     text = shlex.join(words)
     return text if len(text) <= 200 else text[:197] + "..."
 
@@ -409,7 +409,7 @@ def name_servers(servers: list[LiveServer]) -> tuple[list[LiveServer], list[str]
 def gather(servers: list[LiveServer], timeout: float, allow_start: bool = False, notes: Iterable[str] = ()) -> Gathered:
     """Capture every usable server, one after the other; everything else becomes a problem line."""
     from .loaders import Source
-    from .loaders.live import LiveError, _mask, _one_line, capture, dump_text, missing_sdk_module
+    from .loaders.live import LiveError, mask, one_line, capture, dump_text, missing_sdk_module
 
     out = Gathered(notes=list(notes))
     servers, renamed = name_servers(servers)
@@ -437,8 +437,8 @@ def gather(servers: list[LiveServer], timeout: float, allow_start: bool = False,
             out.problems.append(_relabel(str(e), server.spec, server.display))
             continue
         except Exception as e:  # noqa: BLE001 - one server must not end the run
-            detail = _mask(f"{type(e).__name__}: {e}", server.spec._secret_values())
-            out.problems.append(f"{server.display}: capture failed: {_one_line(detail)}")
+            detail = mask(f"{type(e).__name__}: {e}", server.spec._secret_values())
+            out.problems.append(f"{server.display}: capture failed: {one_line(detail)}")
             continue
         text = dump_text(result)
         out.captures.append((server.display, text))

@@ -313,10 +313,6 @@ class Finding:
         return (Finding, _finding_values(self))
 
     @property
-    def sort_key(self) -> tuple:
-        return finding_order(self)
-
-    @property
     def fingerprint_content(self) -> str:
         """A hash of the offending node's canonical JSON: stable across reformatting and key order."""
         if self.content is None:

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 from .model import RuleMeta, Severity
 from .registry import by_name, catalog, option_defaults
 

@@ -50,11 +50,6 @@ def children(schema: dict, path: tuple[str | int, ...] = ()) -> list[tuple[tuple
     return out
 
 
-def subschemas(schema: dict) -> list[tuple[tuple[str | int, ...], dict]]:
-    """Direct subschemas of `schema` with their relative pointer tokens."""
-    return children(schema)
-
-
 # Many checks walk the same schema: the last answers are kept, keyed by the schema's identity, with
 # the schema itself held so that its id cannot be reused by another object while the entry lives.
 _CACHE_SIZE = 1024

@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 from ..model import Hit, Severity, Tool
 from ..registry import check
-from ._schema_walk import is_object_schema, leaf, properties, subschemas, walk
+from ._schema_walk import children, is_object_schema, leaf, properties, walk
 
 MAX_NAME = 200  # longer names are not words anyone reads; cap before tokenizing
 MAX_DESC = 4000
@@ -108,7 +108,7 @@ def reachable(schema: Any) -> Iterator[tuple[tuple, dict]]:
                 stack.append((target_path, target))
         if leaf(node):
             continue
-        kids = [(rel, child) for rel, child in subschemas(node) if rel[0] not in DEF_KEYS]
+        kids = [(rel, child) for rel, child in children(node) if rel[0] not in DEF_KEYS]
         for rel, child in reversed(kids):
             stack.append((path + rel, child))
 
@@ -360,7 +360,7 @@ def nesting(schema: Any, limit: int) -> tuple | None:
             return path
         if leaf(node):
             continue
-        for rel, child in subschemas(node):
+        for rel, child in children(node):
             step = 1 if rel[0] in ("properties", "patternProperties", "additionalProperties") else 0
             if rel[0] in ("$defs", "definitions"):
                 continue

@@ -20,7 +20,8 @@ _DIALECTS = {
     "http://json-schema.org/draft-06/schema": "draft-06",
     "http://json-schema.org/draft-04/schema": "draft-04",
 }
-_PY_DRAFTS = {
+# the validator class of each dialect: `jsonschema` and `jsonschema_rs` use the same names
+_VALIDATORS = {
     "2020-12": "Draft202012Validator",
     "2019-09": "Draft201909Validator",
     "draft-07": "Draft7Validator",
@@ -34,7 +35,7 @@ def py_validator(dialect: str) -> Any:
     answers the common case, and `jsonschema` is a fifth of the start-up time of a run."""
     import jsonschema
 
-    return getattr(jsonschema, _PY_DRAFTS[dialect])
+    return getattr(jsonschema, _VALIDATORS[dialect])
 
 
 def _rs() -> Any:
@@ -633,15 +634,6 @@ def duplicate_enum_value(tool: Tool, ctx: Any) -> Iterator[Hit]:
                     yield ctx.at(tool, field, *path, "enum", i, value=_show(value))
 
 
-_RS_VALIDATORS = {
-    "2020-12": "Draft202012Validator",
-    "2019-09": "Draft201909Validator",
-    "draft-07": "Draft7Validator",
-    "draft-06": "Draft6Validator",
-    "draft-04": "Draft4Validator",
-}
-
-
 def _default_errors(root: dict, node: dict, dialect: str) -> list[str]:
     """Why `node["default"]` fails `node`; [] when it is valid or the question is undecidable here.
 
@@ -677,7 +669,7 @@ def _default_errors(root: dict, node: dict, dialect: str) -> list[str]:
 def _compiled(schema_json: str, dialect: str) -> Any:
     """A native validator for a schema (given as canonical JSON; generated tools repeat schemas a lot)."""
     try:
-        return getattr(_rs(), _RS_VALIDATORS[dialect])(json.loads(schema_json), offline=True)
+        return getattr(_rs(), _VALIDATORS[dialect])(json.loads(schema_json), offline=True)
     except Exception:  # a schema the validator cannot compile is TSL101's business
         return None
 

@@ -686,20 +686,13 @@ def server_label(server: Server) -> str:
     return server.name if isinstance(server.name, str) and server.name else server.key
 
 
-_last_groups: tuple[Any, int, dict[str, list[tuple[int, Tool]]]] = (None, -1, {})
-
-
 def _by_skeleton(servers: list[Server]) -> dict[str, list[tuple[int, Tool]]]:
-    """Tools grouped by the skeleton of their name; TSL570 and TSL571 both ask, about the same run."""
-    global _last_groups
-    if _last_groups[0] is servers and _last_groups[1] == len(servers):
-        return _last_groups[2]
+    """Tools grouped by the skeleton of their name (`skeleton` is cached per name)."""
     groups: dict[str, list[tuple[int, Tool]]] = {}
     for i, server in enumerate(servers):
         for tool in server.tools:
             if isinstance(tool.name, str) and tool.name:
                 groups.setdefault(skeleton(tool.name), []).append((i, tool))
-    _last_groups = (servers, len(servers), groups)
     return groups
 
 

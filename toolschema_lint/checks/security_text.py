@@ -1692,21 +1692,13 @@ def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found
     return out
 
 
-_rules_for: tuple[Any, int, frozenset[str]] = (None, -1, frozenset())
-
-
 def _hits(tool: Tool, ctx: Any, rid: str) -> Iterable[Hit]:
     """The findings of rule `rid` on `tool`. The first rule asking about a tool scans it when its
     hits are read; the others read what that scan found."""
-    global _rules_for
-    enabled = getattr(getattr(ctx, "settings", None), "enabled", None) or {rid}
-    memo = _rules_for
-    if memo[0] is enabled and memo[1] == len(enabled):
-        base = memo[2]
-    else:
-        base = frozenset(r for r in enabled if r in _STRING_STEPS)
-        _rules_for = (enabled, len(enabled), base)
-    rules = base if rid in base else base | {rid}
+    rules = ctx.derived.get("scan")
+    if rules is None:  # the enabled rules of this module (and `rid`): the same for every tool of a run
+        rules = frozenset(r for r in ctx.settings.enabled if r in _STRING_STEPS) | {rid}
+        ctx.derived["scan"] = rules
     scanned = tool.memo.get((_SCAN, rules))
     if scanned is not None:
         found = scanned.get(rid)

@@ -49,7 +49,7 @@ _LAUNCHERS = {
     "env", "exec", "tsx", "ts-node",
 }  # fmt: skip
 _LAUNCHER_VERBS = {"run", "exec", "dlx", "x", "tool", "--", "-m"}
-_SECRET_PLACEHOLDER = "***"
+SECRET_PLACEHOLDER = "***"
 
 logger = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ def redact_url(url: str) -> str:
     query = ""
     if parts.query:
         pairs = parse_qsl(parts.query, keep_blank_values=True)
-        query = urlencode([(k, _SECRET_PLACEHOLDER if v else "") for k, v in pairs], safe="*")
+        query = urlencode([(k, SECRET_PLACEHOLDER if v else "") for k, v in pairs], safe="*")
     return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
 
 
@@ -165,15 +165,15 @@ def _derive_name(argv: list[str]) -> str:
     return first
 
 
-def _one_line(text: str, limit: int = 300) -> str:
+def one_line(text: str, limit: int = 300) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _mask(text: str, secrets: list[str]) -> str:
+def mask(text: str, secrets: list[str]) -> str:
     """``text`` with every secret value masked, however short."""
     for secret in secrets:
-        text = text.replace(secret, _SECRET_PLACEHOLDER)
+        text = text.replace(secret, SECRET_PLACEHOLDER)
     return text
 
 
@@ -183,7 +183,7 @@ def _redact(text: str, secrets: list[str]) -> str | None:
         if secret in text:
             if len(secret) < 4:  # masking "1" or "on" everywhere would garble the text
                 return None
-            text = text.replace(secret, _SECRET_PLACEHOLDER)
+            text = text.replace(secret, SECRET_PLACEHOLDER)
     return text
 
 
@@ -673,7 +673,7 @@ def _stderr_tail(state: _State, secrets: list[str], lines: int = 3) -> str:
     redacted = _redact(" | ".join(tail), secrets)
     if redacted is None:
         return ""
-    return "; stderr: " + _one_line(redacted)
+    return "; stderr: " + one_line(redacted)
 
 
 def _connect_reason(leaves: list[BaseException]) -> str:
@@ -684,8 +684,8 @@ def _connect_reason(leaves: list[BaseException]) -> str:
             return "host name not found"
     for leaf in leaves:
         if isinstance(leaf, OSError) and leaf.errno is not None:
-            return _one_line(leaf.strerror or str(leaf), 120)
-    return _one_line(str(leaves[0]), 120) if leaves else "unknown error"
+            return one_line(leaf.strerror or str(leaf), 120)
+    return one_line(str(leaves[0]), 120) if leaves else "unknown error"
 
 
 def _http_status_text(status: int) -> str:
@@ -731,8 +731,8 @@ def _explain(spec: ServerSpec, exc: BaseException, state: _State, timeout: float
     prefix = f"{spec.source}: "
 
     def done(text: str, with_stderr: bool = False) -> LiveError:
-        text = _mask(text, secrets)
-        return LiveError(_one_line(prefix + text + (_stderr_tail(state, secrets) if with_stderr else ""), 600))
+        text = mask(text, secrets)
+        return LiveError(one_line(prefix + text + (_stderr_tail(state, secrets) if with_stderr else ""), 600))
 
     leaves = _leaves(exc)
     httpx = sdk.httpx
@@ -763,7 +763,7 @@ def _explain(spec: ServerSpec, exc: BaseException, state: _State, timeout: float
             what = "JSON-RPC error"
             if leaf.code == -32601 and state.phase.startswith("tools/list"):
                 what = "JSON-RPC error (the server does not implement tools/list)"
-            detail = _one_line(str(leaf.message), 200)
+            detail = one_line(str(leaf.message), 200)
             return done(f"the server answered {state.phase} with a {what} {leaf.code}: {detail}")
     for leaf in leaves:
         if isinstance(leaf, _Deadline):
@@ -786,7 +786,7 @@ def _explain(spec: ServerSpec, exc: BaseException, state: _State, timeout: float
             http = _http_failure(state)
             return done(http or f"{_http_status_text(leaf.response.status_code)} on {state.phase}")
         if isinstance(leaf, httpx.TransportError):
-            return done(f"HTTP transport error on {state.phase}: {_one_line(str(leaf), 160)}")
+            return done(f"HTTP transport error on {state.phase}: {one_line(str(leaf), 160)}")
     for leaf in leaves:
         if isinstance(leaf, PermissionError) and state.phase == "start-up":
             return done(f"cannot run {spec.command[0]!r}: permission denied" if spec.command else str(leaf))
@@ -802,7 +802,7 @@ def _explain(spec: ServerSpec, exc: BaseException, state: _State, timeout: float
     if isinstance(exc, (KeyboardInterrupt, SystemExit)):
         return None
     if isinstance(exc, (Exception, BaseExceptionGroup)):
-        detail = _one_line(str(leaves[0]) if leaves else str(exc), 200)
+        detail = one_line(str(leaves[0]) if leaves else str(exc), 200)
         return done(f"capture failed during {state.phase}: {exc_type}: {detail}", with_stderr=True)
     return None
 

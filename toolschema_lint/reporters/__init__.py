@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 _MODULES = {
     "text": "text",
@@ -19,12 +19,16 @@ _MODULES = {
 }
 
 
+def _module(name: str) -> Any:
+    """The reporter module of format `name` (KeyError for an unknown format, as a dict would raise)."""
+    return importlib.import_module(f"{__name__}.{_MODULES[name]}")
+
+
 class _Reporters(Mapping):
     """format name -> render function, importing the reporter module on first lookup."""
 
     def __getitem__(self, name: str) -> Callable:
-        module = _MODULES[name]  # KeyError for an unknown format, as a dict would raise
-        return importlib.import_module(f"{__name__}.{module}").render
+        return _module(name).render
 
     def __iter__(self) -> Iterator[str]:
         return iter(_MODULES)
@@ -39,4 +43,4 @@ REPORTERS: Mapping[str, Callable] = _Reporters()
 def preparer(name: str) -> Callable | None:
     """The format's `prepare(findings)`, which encodes findings where they are made (in worker
     processes), or None when the format has none."""
-    return getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), "prepare", None)
+    return getattr(_module(name), "prepare", None)
