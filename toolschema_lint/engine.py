@@ -44,6 +44,14 @@ class Context:
             tools = named or tools
         return tools
 
+    def reports(self, rule_id: str, tool: Tool) -> bool:
+        """Whether `rule_id` runs on `tool`: enabled, and not ignored by config for its file or name.
+        A rule that leaves a defect to a more fitting rule asks this before staying quiet."""
+        if rule_id not in self.settings.enabled:
+            return False
+        path = tool.document.path if tool.document is not None else ""
+        return rule_id not in ignored_for(path, tool.display_name, self.settings)
+
     def on(self, exchange: Exchange, field_name: str | None, *tokens: str | int, **args: Any) -> Hit:
         """A hit on a recorded exchange (located in the results file)."""
         return Hit(pointer=exchange.ptr(field_name, *tokens), args=args, document=exchange.document, exchange=exchange)

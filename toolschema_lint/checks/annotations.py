@@ -105,11 +105,14 @@ def where_annotations(tool: Tool, ctx: Any, **args: Any) -> Hit:
     return ctx.at(tool, "annotations" if tool.annotations is not None else "name", **args)
 
 
+def missing_hints(tool: Tool) -> bool:
+    """What TSL601 reports: an MCP tool whose verb changes state, with neither side-effect hint."""
+    return tool.dialect == "mcp" and not annotated(tool) and effect(tool) in ("write", "destructive")
+
+
 @check("TSL601")
 def write_tool_without_annotations(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    if tool.dialect != "mcp" or annotated(tool):
-        return
-    if effect(tool) in ("write", "destructive"):
+    if missing_hints(tool):
         yield where_annotations(tool, ctx, verb=verb(tool))
 
 
@@ -132,9 +135,16 @@ def annotation_contradicts_tool_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
     if v is None:
         return
     if ann.get("readOnlyHint") is True and v in CLEARLY_MUTATING:
-        yield ctx.at(tool, "annotations", "readOnlyHint", hint="readOnlyHint: true", verb=v)
+        key, hint = "readOnlyHint", "readOnlyHint: true"
     elif ann.get("destructiveHint") is False and ann.get("readOnlyHint") is not True and v in DESTRUCTIVE_VERBS:
-        yield ctx.at(tool, "annotations", "destructiveHint", hint="destructiveHint: false", verb=v)
+        key, hint = "destructiveHint", "destructiveHint: false"
+    else:
+        return
+    if ctx.reports("TSL565", tool):
+        from .security_capability import hint_marked_safe  # imported here: that module imports this one
+        if hint_marked_safe(tool) == key:
+            return  # the same false hint, reported by the security rule (same severity, security-severity)
+    yield ctx.at(tool, "annotations", key, hint=hint, verb=v)
 
 
 @check("TSL604")

@@ -20,6 +20,7 @@ from typing import Any
 from ..model import Hit, Server, Severity, Tool, per_tool
 from ..registry import check
 from ._schema_walk import params, properties, tool_params
+from .annotations import missing_hints
 
 # --- words ---------------------------------------------------------------------------------------
 
@@ -618,6 +619,13 @@ def _claim_hit(tool: Tool, ctx: Any, tokens: tuple[str, ...], **args: Any) -> Hi
     return ctx.at(tool, field_name, *tokens[1:], **args)
 
 
+def hint_marked_safe(tool: Tool) -> str | None:
+    """The annotation TSL565 reports on `tool` (`readOnlyHint`, `destructiveHint`), if its claim is one."""
+    caps = capabilities(tool)
+    claim = marked_safe(tool, caps) if caps else None
+    return claim[1][1] if claim and claim[1][0] == "annotations" else None
+
+
 @check("TSL565")
 def risky_tool_marked_safe(tool: Tool, ctx: Any) -> Iterator[Hit]:
     caps = capabilities(tool)
@@ -640,6 +648,8 @@ def risky_tool_without_brake(tool: Tool, ctx: Any) -> Iterator[Hit]:
     elif "pay" in caps:
         yield ctx.at(tool, "name", what=what, why="", _severity=Severity.WARNING)
     elif tool.dialect == "mcp":
+        if ctx.reports("TSL601", tool) and missing_hints(tool):
+            return  # TSL601 reports this tool, more severely: add the hints
         yield ctx.at(tool, "name", what=what, why=" (only the MCP default destructiveHint applies)")
     else:
         yield ctx.at(tool, "name", what=what, why="")

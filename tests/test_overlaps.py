@@ -1,0 +1,64 @@
+"""Rules that report the same defect on the same tool: the more fitting one reports it, once.
+
+TSL566 (risky-tool-without-brake, info) leaves an MCP tool with no side-effect hint to TSL601
+(write-tool-without-annotations, warning); TSL603 (annotation-contradicts-tool-name) leaves a false
+hint to TSL565 (risky-tool-marked-safe), which gives it a security-severity. Each defers only when the
+other rule runs on the tool: enabled, and not ignored in config for its file or name.
+"""
+
+from __future__ import annotations
+
+from helpers import lint_data
+
+from toolschema_lint.model import Severity
+
+SCHEMA = {"type": "object", "properties": {"user_id": {"type": "string"}}, "additionalProperties": False}
+UNANNOTATED = {"name": "delete_user", "description": "Delete a user.", "inputSchema": SCHEMA}
+FALSE_HINT = {**UNANNOTATED, "annotations": {"readOnlyHint": True}}
+PAYS = {"name": "purchase_book", "description": "Buy a book with the saved card.", "inputSchema": SCHEMA}
+BRAKES = ("TSL565", "TSL566", "TSL601", "TSL603")
+
+
+def by_tool(data: dict, **kw) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for f in lint_data(data, select=list(BRAKES), **kw).active():
+        out.setdefault(f.tool, []).append(f.rule_id)
+    return out
+
+
+def test_unannotated_tool_is_reported_by_the_annotations_rule_alone() -> None:
+    assert by_tool({"tools": [UNANNOTATED]}) == {"delete_user": ["TSL601"]}
+
+
+def test_the_security_rule_reports_it_when_the_annotations_rule_does_not_run() -> None:
+    found = lint_data({"tools": [UNANNOTATED]}, select=["TSL566"])
+    assert [f.rule_id for f in found.active()] == ["TSL566"]
+    assert by_tool({"tools": [UNANNOTATED]}, per_file_ignores={"tools.json": ["TSL601"]}) == {"delete_user": ["TSL566"]}
+    assert by_tool({"tools": [UNANNOTATED]}, per_tool_ignores={"delete_*": ["write-tool-without-annotations"]}) == {
+        "delete_user": ["TSL566"]}
+
+
+def test_escalated_cases_are_still_reported_by_both() -> None:
+    # moving money asks for approval too: TSL566 warns beside TSL601
+    found = lint_data({"tools": [PAYS]}, select=list(BRAKES)).active()
+    assert sorted((f.rule_id, f.severity) for f in found) == [("TSL566", Severity.WARNING), ("TSL601", Severity.WARNING)]
+
+
+def test_other_dialects_are_unaffected() -> None:
+    # TSL601 judges MCP tools only; an OpenAI function keeps its TSL566 finding
+    data = {"tools": [{"type": "function", "function": {"name": "delete_account", "description": "Delete the account.",
+                                                        "parameters": SCHEMA}}]}
+    assert by_tool(data) == {"delete_account": ["TSL566"]}
+
+
+def test_false_hint_is_reported_by_the_security_rule_alone() -> None:
+    assert by_tool({"tools": [FALSE_HINT]}) == {"delete_user": ["TSL565"]}
+    assert [f.pointer for f in lint_data({"tools": [FALSE_HINT]}, select=["TSL603"]).active()] == [
+        "/tools/0/annotations/readOnlyHint"]
+    assert by_tool({"tools": [FALSE_HINT]}, per_file_ignores={"*.json": ["TSL565"]}) == {"delete_user": ["TSL603"]}
+
+
+def test_a_hint_the_security_rule_does_not_judge_is_reported_by_the_name_rule() -> None:
+    # updating is not one of the risky capabilities TSL565 reads; TSL603 still contradicts the hint
+    tool = {**FALSE_HINT, "name": "update_user", "description": "Update a user."}
+    assert by_tool({"tools": [tool]}) == {"update_user": ["TSL603"]}
