@@ -1,14 +1,18 @@
-"""Rules that report the same defect on the same tool: the more fitting one reports it, once.
+"""One finding per defect.
+
+Rules that report the same defect on the same tool: the more fitting one reports it, once.
 
 TSL566 (risky-tool-without-brake, info) leaves an MCP tool with no side-effect hint to TSL601
 (write-tool-without-annotations, warning); TSL603 (annotation-contradicts-tool-name) leaves a false
 hint to TSL565 (risky-tool-marked-safe), which gives it a security-severity. Each defers only when the
 other rule runs on the tool: enabled, and not ignored in config for its file or name.
+
+A name shared by many servers: one finding per tool, not one per pair of servers.
 """
 
 from __future__ import annotations
 
-from helpers import lint_data
+from helpers import lint_data, lint_sources
 
 from toolschema_lint.model import Severity
 
@@ -62,3 +66,31 @@ def test_a_hint_the_security_rule_does_not_judge_is_reported_by_the_name_rule() 
     # updating is not one of the risky capabilities TSL565 reads; TSL603 still contradicts the hint
     tool = {**FALSE_HINT, "name": "update_user", "description": "Update a user."}
     assert by_tool({"tools": [tool]}) == {"update_user": ["TSL603"]}
+
+
+def _server(*names: str) -> dict:
+    return {"tools": [{"name": n, "description": "Search the index.", "inputSchema": SCHEMA} for n in names]}
+
+
+def test_a_name_on_four_servers_gives_three_findings_not_six() -> None:
+    sources = [(f"{key}.json", _server("search")) for key in "dbca"]  # given out of order
+    found = lint_sources(sources, select=["TSL570"]).active()
+    assert sorted((f.path, f.message) for f in found) == [
+        ("a.json", "Tool name 'search' is also offered by server b.json, and by 2 more servers"),
+        ("b.json", "Tool name 'search' is also offered by server c.json, and by 1 more server"),
+        ("c.json", "Tool name 'search' is also offered by server d.json"),
+    ]
+
+
+def test_lookalikes_on_several_servers_are_counted_and_exact_matches_left_out() -> None:
+    sources = [("a.json", _server("read_file")), ("b.json", _server("readFile")), ("c.json", _server("read-file")),
+               ("d.json", _server("read_file"))]
+    found = {f.path: f.message for f in lint_sources(sources, select=["TSL571"]).active()}
+    assert found == {
+        # d.json's read_file is the same name: TSL570's, not a look-alike
+        "a.json": "Tool name 'read_file' looks like 'readFile' on server b.json (differs in case or separators only), "
+                  "and like names on 1 more server",
+        "b.json": "Tool name 'readFile' looks like 'read-file' on server c.json (differs in case or separators only), "
+                  "and like names on 1 more server",
+        "c.json": "Tool name 'read-file' looks like 'read_file' on server d.json (differs in case or separators only)",
+    }

@@ -706,32 +706,40 @@ def _by_skeleton(servers: list[Server]) -> dict[str, list[tuple[int, Tool]]]:
     return groups
 
 
-def _clashes(servers: list[Server], exact: bool) -> Iterator[tuple[Tool, Tool, Server]]:
-    """(tool, clashing tool, the clashing tool's server), once per pair of clashing tools.
+def _clashes(servers: list[Server], exact: bool) -> Iterator[tuple[Tool, Tool, Server, int]]:
+    """(tool, clashing tool, that tool's server, how many more servers clash with `tool`): once per
+    tool that clashes with tools of servers sorting after its own.
 
     Which side is the impostor cannot be told from the definitions; the finding sits on the tool
-    whose server key (its file) sorts first and names the other server, so it does not move when
-    the same files are given in another order.
+    whose server key (its file) sorts first and names the next server, so it does not move when the
+    same files are given in another order. A name offered by k servers gives k - 1 findings, the
+    first naming the other k - 1 servers, not one finding per pair of them.
     """
     if len(servers) < 2:
         return
     for group in _by_skeleton(servers).values():
         if len({i for i, _t in group}) < 2:
             continue
+        group = sorted(group, key=lambda entry: servers[entry[0]].key)  # stable: a server's tools stay in order
         for a, (i, tool) in enumerate(group):
+            first: tuple[int, Tool] | None = None
+            later: set[int] = set()
             for j, other in group[a + 1:]:
-                if j == i or (other.name == tool.name) != exact:
-                    continue
-                if servers[i].key <= servers[j].key:
-                    yield tool, other, servers[j]
-                else:
-                    yield other, tool, servers[i]
+                if j != i and (other.name == tool.name) == exact:
+                    first = first or (j, other)
+                    later.add(j)
+            if first is not None:
+                yield tool, first[1], servers[first[0]], len(later) - 1
+
+
+def _more(n: int, what: str) -> str:
+    return f", and {what} {n} more server{'s' if n > 1 else ''}" if n else ""
 
 
 @check("TSL570", scope="run")
 def tool_name_collision_across_servers(servers: list[Server], ctx: Any) -> Iterator[Hit]:
-    for tool, _other, server in _clashes(servers, exact=True):
-        yield ctx.at(tool, "name", server=server_label(server))
+    for tool, _other, server, more in _clashes(servers, exact=True):
+        yield ctx.at(tool, "name", server=server_label(server), more=_more(more, "by"))
 
 
 def how_alike(name: str, other: str) -> str:
@@ -747,8 +755,9 @@ def how_alike(name: str, other: str) -> str:
 
 @check("TSL571", scope="run")
 def lookalike_tool_name_across_servers(servers: list[Server], ctx: Any) -> Iterator[Hit]:
-    for tool, other, server in _clashes(servers, exact=False):
-        yield ctx.at(tool, "name", other=other.name, server=server_label(server), how=how_alike(tool.name, other.name))
+    for tool, other, server, more in _clashes(servers, exact=False):
+        yield ctx.at(tool, "name", other=other.name, server=server_label(server), how=how_alike(tool.name, other.name),
+                     more=_more(more, "like names on"))
 
 
 _BROAD_TRIGGER = re.compile(
