@@ -88,9 +88,17 @@ def test_lookalikes_on_several_servers_are_counted_and_exact_matches_left_out() 
     found = {f.path: f.message for f in lint_sources(sources, select=["TSL571"]).active()}
     assert found == {
         # d.json's read_file is the same name: TSL570's, not a look-alike
-        "a.json": "Tool name 'read_file' looks like 'readFile' on server b.json (differs in case or separators only), "
+        "a.json": "Tool name 'read_file' looks like 'readFile' (differs in case or separators only) on server b.json, "
                   "and like names on 1 more server",
-        "b.json": "Tool name 'readFile' looks like 'read-file' on server c.json (differs in case or separators only), "
+        "b.json": "Tool name 'readFile' looks like 'read-file' (differs in case or separators only) on server c.json, "
                   "and like names on 1 more server",
-        "c.json": "Tool name 'read-file' looks like 'read_file' on server d.json (differs in case or separators only)",
+        "c.json": "Tool name 'read-file' looks like 'read_file' (differs in case or separators only) on server d.json",
     }
+
+
+def test_another_server_is_named_by_its_name_and_its_file() -> None:
+    # two versions of one server share their serverInfo name: the file tells them apart
+    sources = [(f"fs@{v}.json", {"serverInfo": {"name": "filesystem", "version": v}, **_server("read_file")})
+               for v in ("1.0.0", "2.0.0")]
+    found = [f.message for f in lint_sources(sources, select=["TSL570"]).active()]
+    assert found == ["Tool name 'read_file' is also offered by server filesystem (fs@2.0.0.json)"]

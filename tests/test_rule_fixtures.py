@@ -51,7 +51,10 @@ def _render(result, rule: str, path: Path) -> str:
         name = Path(f.path).name
         if f.rule_id == rule and (name == path.name or name in companions):
             prefix = "" if name == path.name else f"{name}:"
-            out.append(f"{prefix}{f.line}:{f.column} {f.rule_id} {f.message}\n")
+            # messages naming another file of the case's folder name it without the folder (which
+            # is shown relative to wherever the tests run from)
+            message = f.message.replace(f.path[: len(f.path) - len(name)], "")
+            out.append(f"{prefix}{f.line}:{f.column} {f.rule_id} {message}\n")
     return "".join(out)
 
 

@@ -693,7 +693,10 @@ def _skeleton(name: str) -> str:
 
 
 def server_label(server: Server) -> str:
-    return server.name if isinstance(server.name, str) and server.name else server.key
+    """Another server, as a finding names it: its own name (serverInfo) and where it was read from
+    (versions of one server share a name, and a file is what a reviewer can open)."""
+    name = server.name if isinstance(server.name, str) and server.name else None
+    return server.key if name is None or name == server.key else f"{name} ({server.key})"
 
 
 def _by_skeleton(servers: list[Server]) -> dict[str, list[tuple[int, Tool]]]:
