@@ -87,6 +87,25 @@ def test_sarif_fingerprints_are_stable_when_lines_shift(tmp_path, monkeypatch) -
         b["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"]
 
 
+def test_sarif_fingerprints_are_unique_when_a_node_has_several_problems(tmp_path, monkeypatch) -> None:
+    # TSL701 reports each validation error of an example: two here, on the same node
+    monkeypatch.chdir(tmp_path)
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"], "additionalProperties": False}
+    tool = {"name": "search", "description": "Search.", "inputSchema": schema, "input_examples": [{"page": 2}]}
+    Path("t.json").write_text(json.dumps({"tools": [tool]}))
+    log = json.loads(REPORTERS["sarif"](run_rules(["t.json"], select=["TSL701"]), _settings()))
+    results = log["runs"][0]["results"]
+    pointers = {r["properties"]["pointer"] for r in results}
+    prints = [r["partialFingerprints"]["toolschemaLint/v1"] for r in results]
+    assert len(results) == 2 and len(pointers) == 1 and len(set(prints)) == 2
+    again = json.loads(REPORTERS["sarif"](run_rules(["t.json"], select=["TSL701"]), _settings()))
+    assert [r["partialFingerprints"]["toolschemaLint/v1"] for r in again["runs"][0]["results"]] == prints
+    # the first result on a node keeps the fingerprint it had before numbering existed
+    from toolschema_lint.reporters.sarif import fingerprint
+    first = run_rules(["t.json"], select=["TSL701"]).findings[0]
+    assert prints[0] == fingerprint(first)
+
+
 def test_json_contract(result) -> None:
     out = json.loads("".join(REPORTERS["json"](result, _settings())))
     assert set(out) >= {"version", "findings", "summary"}
