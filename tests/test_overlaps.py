@@ -5,12 +5,14 @@ Rules that report the same defect on the same tool: the more fitting one reports
 TSL566 (risky-tool-without-brake, info) leaves an MCP tool with no side-effect hint to TSL601
 (write-tool-without-annotations, warning); TSL603 (annotation-contradicts-tool-name) leaves a false
 hint to TSL565 (risky-tool-marked-safe), which gives it a security-severity. Each defers only when the
-other rule runs on the tool: enabled, and not ignored in config for its file or name.
+other rule reports the tool: not when it is disabled, ignored in config or suppressed inline.
 
 A name shared by many servers: one finding per tool, not one per pair of servers.
 """
 
 from __future__ import annotations
+
+import itertools
 
 from helpers import lint_data, lint_sources
 
@@ -40,6 +42,13 @@ def test_the_security_rule_reports_it_when_the_annotations_rule_does_not_run() -
     assert by_tool({"tools": [UNANNOTATED]}, per_file_ignores={"tools.json": ["TSL601"]}) == {"delete_user": ["TSL566"]}
     assert by_tool({"tools": [UNANNOTATED]}, per_tool_ignores={"delete_*": ["write-tool-without-annotations"]}) == {
         "delete_user": ["TSL566"]}
+    inline = """tools:
+- name: delete_user  # toolschema-lint: ignore[TSL601]
+  description: Delete a user.
+  inputSchema: {type: object, properties: {user_id: {type: string}}, additionalProperties: false}
+"""
+    found = lint_data(inline, select=list(BRAKES), fmt="yaml", name="tools.yaml").active()
+    assert [f.rule_id for f in found] == ["TSL566"]
 
 
 def test_escalated_cases_are_still_reported_by_both() -> None:
@@ -60,6 +69,15 @@ def test_false_hint_is_reported_by_the_security_rule_alone() -> None:
     assert [f.pointer for f in lint_data({"tools": [FALSE_HINT]}, select=["TSL603"]).active()] == [
         "/tools/0/annotations/readOnlyHint"]
     assert by_tool({"tools": [FALSE_HINT]}, per_file_ignores={"*.json": ["TSL565"]}) == {"delete_user": ["TSL603"]}
+    inline = """tools:
+- name: delete_user
+  description: Delete a user.
+  inputSchema: {type: object, properties: {user_id: {type: string}}, additionalProperties: false}
+  annotations:
+    readOnlyHint: true  # toolschema-lint: ignore[risky-tool-marked-safe]
+"""
+    found = lint_data(inline, select=list(BRAKES), fmt="yaml", name="tools.yaml").active()
+    assert [f.rule_id for f in found] == ["TSL603"]
 
 
 def test_a_hint_the_security_rule_does_not_judge_is_reported_by_the_name_rule() -> None:
@@ -85,15 +103,26 @@ def test_a_name_on_four_servers_gives_three_findings_not_six() -> None:
 def test_lookalikes_on_several_servers_are_counted_and_exact_matches_left_out() -> None:
     sources = [("a.json", _server("read_file")), ("b.json", _server("readFile")), ("c.json", _server("read-file")),
                ("d.json", _server("read_file"))]
-    found = {f.path: f.message for f in lint_sources(sources, select=["TSL571"]).active()}
-    assert found == {
+    found = sorted((f.path, f.message) for f in lint_sources(sources, select=["TSL571"]).active())
+    assert found == sorted({
         # d.json's read_file is the same name: TSL570's, not a look-alike
         "a.json": "Tool name 'read_file' looks like 'readFile' (differs in case or separators only) on server b.json, "
                   "and like names on 1 more server",
         "b.json": "Tool name 'readFile' looks like 'read-file' (differs in case or separators only) on server c.json, "
                   "and like names on 1 more server",
         "c.json": "Tool name 'read-file' looks like 'read_file' (differs in case or separators only) on server d.json",
-    }
+    }.items())
+
+
+def test_clash_findings_do_not_depend_on_the_order_of_files() -> None:
+    servers = {"a.json": _server("search", "read_file"), "b.json": _server("search", "readFile"),
+               "c.json": _server("search", "search"), "d.json": _server("read-file", "search")}
+    seen = set()
+    for order in itertools.permutations(servers):
+        found = lint_sources([(k, servers[k]) for k in order], select=["TSL570", "TSL571"]).active()
+        seen.add(tuple(sorted((f.path, f.pointer, f.message) for f in found)))
+    # 'search': a, b and both of c's copies name the next server (4); look-alikes of read_file: a, b (2)
+    assert len(seen) == 1 and len(next(iter(seen))) == 6
 
 
 def test_another_server_is_named_by_its_name_and_its_file() -> None:
@@ -101,4 +130,4 @@ def test_another_server_is_named_by_its_name_and_its_file() -> None:
     sources = [(f"fs@{v}.json", {"serverInfo": {"name": "filesystem", "version": v}, **_server("read_file")})
                for v in ("1.0.0", "2.0.0")]
     found = [f.message for f in lint_sources(sources, select=["TSL570"]).active()]
-    assert found == ["Tool name 'read_file' is also offered by server filesystem (fs@2.0.0.json)"]
+    assert found == ["Tool name 'read_file' is also offered by server fs@2.0.0.json ('filesystem')"]

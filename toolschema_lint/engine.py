@@ -44,14 +44,6 @@ class Context:
             tools = named or tools
         return tools
 
-    def reports(self, rule_id: str, tool: Tool) -> bool:
-        """Whether `rule_id` runs on `tool`: enabled, and not ignored by config for its file or name.
-        A rule that leaves a defect to a more fitting rule asks this before staying quiet."""
-        if rule_id not in self.settings.enabled:
-            return False
-        path = tool.document.path if tool.document is not None else ""
-        return rule_id not in ignored_for(path, tool.display_name, self.settings)
-
     def on(self, exchange: Exchange, field_name: str | None, *tokens: str | int, **args: Any) -> Hit:
         """A hit on a recorded exchange (located in the results file)."""
         return Hit(pointer=exchange.ptr(field_name, *tokens), args=args, document=exchange.document, exchange=exchange)
@@ -112,6 +104,7 @@ class Engine:
         self.contexts: dict[str, Context] = {}
         self._cross_server = False  # set per run: several servers, and a cross-server rule enabled
         self.prepare = prepare  # a reporter's, run on the findings of each server linted in a worker process
+        self._yielded: list[tuple[tuple[str, bool], Finding]] = []  # one tool's findings left to another rule
         self.by_scope: dict[str, list[tuple[CheckSpec, Context]]] = {"tool": [], "server": [], "run": [], "result": []}
         for rid in sorted(settings.enabled):
             spec = checks.get(rid)
@@ -171,9 +164,25 @@ class Engine:
             for hit in hits:
                 f = self.finding(rule_id, hit, doc, tool)
                 if f is not None and not self._suppressed(f):
-                    out.append(f)
+                    unless = hit.args.get("_unless")
+                    if unless is None:
+                        out.append(f)
+                    else:
+                        self._yielded.append((unless, f))
         except RecursionError:
             self._gave_up(out, rule_id, doc, tool)
+
+    def _settle(self, out: list[Finding], start: int) -> None:
+        """Findings a tool check left to a more fitting rule (hit arg `_unless`: (rule id, same node)):
+        each is kept only if that rule reported nothing on the tool (at the same pointer, with same
+        node), among the tool's findings from `start` on. A finding suppressed inline or ignored in
+        config is not reported, so the defect then stays with the first rule; a baselined one is."""
+        reported = {(f.rule_id, f.pointer) for f in out[start:]}
+        rules = {rid for rid, _ in reported}
+        for (rule_id, same_node), f in self._yielded:
+            if ((rule_id, f.pointer) not in reported) if same_node else (rule_id not in rules):
+                out.append(f)
+        self._yielded.clear()
 
     def _gave_up(self, out: list[Finding], rule_id: str, doc: Document, tool: Tool | None) -> None:
         f = self.finding("TSL008", Hit(pointer=tool.pointer if tool else "", args={"detail": f"{rule_id} gave up on nesting"}), doc, tool)
@@ -212,8 +221,11 @@ class Engine:
             for tool in doc.tools:
                 tool.server = server
                 server.tools.append(tool)
+                start = len(findings)
                 for spec, ctx in tool_checks:
                     self._emit(findings, spec.rule_id, spec.fn(tool, ctx), doc, tool)
+                if self._yielded:
+                    self._settle(findings, start)
         for spec, ctx in self.by_scope["server"]:
             ctx.server = server
             if server.documents:

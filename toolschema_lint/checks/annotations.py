@@ -105,14 +105,11 @@ def where_annotations(tool: Tool, ctx: Any, **args: Any) -> Hit:
     return ctx.at(tool, "annotations" if tool.annotations is not None else "name", **args)
 
 
-def missing_hints(tool: Tool) -> bool:
-    """What TSL601 reports: an MCP tool whose verb changes state, with neither side-effect hint."""
-    return tool.dialect == "mcp" and not annotated(tool) and effect(tool) in ("write", "destructive")
-
-
 @check("TSL601")
 def write_tool_without_annotations(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    if missing_hints(tool):
+    if tool.dialect != "mcp" or annotated(tool):
+        return
+    if effect(tool) in ("write", "destructive"):
         yield where_annotations(tool, ctx, verb=verb(tool))
 
 
@@ -140,11 +137,8 @@ def annotation_contradicts_tool_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
         key, hint = "destructiveHint", "destructiveHint: false"
     else:
         return
-    if ctx.reports("TSL565", tool):
-        from .security_capability import hint_marked_safe  # imported here: that module imports this one
-        if hint_marked_safe(tool) == key:
-            return  # the same false hint, reported by the security rule (same severity, security-severity)
-    yield ctx.at(tool, "annotations", key, hint=hint, verb=v)
+    # the same false hint reported by TSL565 (same severity, and a security-severity) is its to report
+    yield ctx.at(tool, "annotations", key, hint=hint, verb=v, _unless=("TSL565", True))
 
 
 @check("TSL604")

@@ -20,7 +20,6 @@ from typing import Any
 from ..model import Hit, Server, Severity, Tool, per_tool
 from ..registry import check
 from ._schema_walk import params, properties, tool_params
-from .annotations import missing_hints
 
 # --- words ---------------------------------------------------------------------------------------
 
@@ -619,13 +618,6 @@ def _claim_hit(tool: Tool, ctx: Any, tokens: tuple[str, ...], **args: Any) -> Hi
     return ctx.at(tool, field_name, *tokens[1:], **args)
 
 
-def hint_marked_safe(tool: Tool) -> str | None:
-    """The annotation TSL565 reports on `tool` (`readOnlyHint`, `destructiveHint`), if its claim is one."""
-    caps = capabilities(tool)
-    claim = marked_safe(tool, caps) if caps else None
-    return claim[1][1] if claim and claim[1][0] == "annotations" else None
-
-
 @check("TSL565")
 def risky_tool_marked_safe(tool: Tool, ctx: Any) -> Iterator[Hit]:
     caps = capabilities(tool)
@@ -648,9 +640,8 @@ def risky_tool_without_brake(tool: Tool, ctx: Any) -> Iterator[Hit]:
     elif "pay" in caps:
         yield ctx.at(tool, "name", what=what, why="", _severity=Severity.WARNING)
     elif tool.dialect == "mcp":
-        if ctx.reports("TSL601", tool) and missing_hints(tool):
-            return  # TSL601 reports this tool, more severely: add the hints
-        yield ctx.at(tool, "name", what=what, why=" (only the MCP default destructiveHint applies)")
+        # no hint at all: TSL601 reports that as a warning (add the hints); this finding only where it does not
+        yield ctx.at(tool, "name", what=what, why=" (only the MCP default destructiveHint applies)", _unless=("TSL601", False))
     else:
         yield ctx.at(tool, "name", what=what, why="")
 
@@ -693,10 +684,11 @@ def _skeleton(name: str) -> str:
 
 
 def server_label(server: Server) -> str:
-    """Another server, as a finding names it: its own name (serverInfo) and where it was read from
-    (versions of one server share a name, and a file is what a reviewer can open)."""
+    """Another server, as a finding names it: where it was read from (its file, or the name config
+    gives its group) and, in quotes, the name it gives itself (serverInfo, which versions of one
+    server share, and which the server chooses: it comes second)."""
     name = server.name if isinstance(server.name, str) and server.name else None
-    return server.key if name is None or name == server.key else f"{name} ({server.key})"
+    return server.key if name is None or name == server.key else f"{server.key} ('{name}')"
 
 
 def _by_skeleton(servers: list[Server]) -> dict[str, list[tuple[int, Tool]]]:
@@ -713,10 +705,10 @@ def _clashes(servers: list[Server], exact: bool) -> Iterator[tuple[Tool, Tool, S
     """(tool, clashing tool, that tool's server, how many more servers clash with `tool`): once per
     tool that clashes with tools of servers sorting after its own.
 
-    Which side is the impostor cannot be told from the definitions; the finding sits on the tool
-    whose server key (its file) sorts first and names the next server, so it does not move when the
-    same files are given in another order. A name offered by k servers gives k - 1 findings, the
-    first naming the other k - 1 servers, not one finding per pair of them.
+    Which side is the impostor cannot be told from the definitions. In the order of server keys,
+    each clashing tool but the last server's names the next server, so findings do not move when the
+    same files are given in another order; a name offered by k servers gives k - 1 findings, the
+    first counting the other k - 1 servers, not one finding per pair of them.
     """
     if len(servers) < 2:
         return

@@ -74,11 +74,15 @@ def artifact(path: str) -> dict[str, Any]:
     return {"uri": quote(path), "uriBaseId": "%SRCROOT%"}
 
 
+def _node(f: Finding) -> tuple[str, str, str, str]:
+    return (f.rule_id, f.path, f.pointer, f.tool or "")
+
+
 def fingerprint(f: Finding, occurrence: int = 0) -> str:
     """Rule, file, node and tool: stable when lines shift or messages are reworded. A rule that
     reports several problems on one node (one per validation error) numbers the later ones, in
     report order, so that no two results of a run share a fingerprint."""
-    key = "\x1f".join((f.rule_id, f.path, f.pointer, f.tool or ""))
+    key = "\x1f".join(_node(f))
     if occurrence:
         key += f"\x1f{occurrence}"
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
@@ -91,9 +95,9 @@ def render(result: Any, settings: Any) -> str:
     index = {rid: i for i, rid in enumerate(ids)}
     descriptors = [rule_descriptor(rules[rid], severities.get(rid, rules[rid].severity)) for rid in ids]
     results = []
-    seen: dict[tuple[str, str, str, str | None], int] = {}  # results per node so far
+    seen: dict[tuple[str, str, str, str], int] = {}  # results per node so far
     for f in result.findings:
-        node = (f.rule_id, f.path, f.pointer, f.tool)
+        node = _node(f)
         occurrence = seen[node] = seen.get(node, -1) + 1
         message = f.message + (f" [{sanitize(f.tool, 80)}]" if f.tool else "")
         res: dict[str, Any] = {
