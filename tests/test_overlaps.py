@@ -25,9 +25,9 @@ PAYS = {"name": "purchase_book", "description": "Buy a book with the saved card.
 BRAKES = ("TSL565", "TSL566", "TSL601", "TSL603")
 
 
-def by_tool(data: dict, **kw) -> dict[str, list[str]]:
+def by_tool(data: dict, select_rules: tuple[str, ...] | list[str] = BRAKES, **kw) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for f in lint_data(data, select=list(BRAKES), **kw).active():
+    for f in lint_data(data, select=list(select_rules), **kw).active():
         out.setdefault(f.tool, []).append(f.rule_id)
     return out
 
@@ -131,3 +131,10 @@ def test_another_server_is_named_by_its_name_and_its_file() -> None:
                for v in ("1.0.0", "2.0.0")]
     found = [f.message for f in lint_sources(sources, select=["TSL570"]).active()]
     assert found == ["Tool name 'read_file' is also offered by server fs@2.0.0.json ('filesystem')"]
+
+
+def test_a_description_restating_the_name_is_reported_once() -> None:
+    tool = {"name": "get_weather", "description": "Get weather.", "inputSchema": SCHEMA}
+    assert by_tool({"tools": [tool]}, select_rules=["TSL207", "TSL209"]) == {"get_weather": ["TSL209"]}
+    assert by_tool({"tools": [tool]}, select_rules=["TSL207", "TSL209"], per_tool_ignores={"get_*": ["TSL209"]}) == {
+        "get_weather": ["TSL207"]}

@@ -174,13 +174,19 @@ class Engine:
 
     def _settle(self, out: list[Finding], start: int) -> None:
         """Findings a tool check left to a more fitting rule (hit arg `_unless`: (rule id, same node)):
-        each is kept only if that rule reported nothing on the tool (at the same pointer, with same
-        node), among the tool's findings from `start` on. A finding suppressed inline or ignored in
-        config is not reported, so the defect then stays with the first rule; a baselined one is."""
-        reported = {(f.rule_id, f.pointer) for f in out[start:]}
-        rules = {rid for rid, _ in reported}
+        each is kept only if that rule reported nothing on the tool (with same node: nothing at the
+        finding's node or inside it), among the tool's findings from `start` on. A finding suppressed
+        inline or ignored in config is not reported, so the defect then stays with the first rule;
+        a baselined one is."""
+        reported: dict[str, list[str]] = {}
+        for f in out[start:]:
+            reported.setdefault(f.rule_id, []).append(f.pointer)
         for (rule_id, same_node), f in self._yielded:
-            if ((rule_id, f.pointer) not in reported) if same_node else (rule_id not in rules):
+            pointers = reported.get(rule_id)
+            if pointers and same_node:
+                inside = f.pointer + "/"
+                pointers = [p for p in pointers if p == f.pointer or p.startswith(inside)]
+            if not pointers:
                 out.append(f)
         self._yielded.clear()
 

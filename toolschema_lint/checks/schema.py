@@ -100,15 +100,17 @@ def _schema_validity(tool: Tool, field: str, schema: Any, ctx: Any) -> Iterator[
     if dialect is None:
         return  # TSL105 reports the unknown dialect; nothing to validate against
     reported: set[tuple[tuple, str]] = set()
+    counted = 0  # errors no enabled dedicated rule takes over: what `max_errors` bounds
     for path, message in meta_errors(schema, dialect):
-        if _deferred(schema, path) in ctx.settings.enabled:
-            continue  # a dedicated rule reports this one more precisely
         if (path, message) in reported:
             continue  # the meta-schema reaches one keyword through several branches
         reported.add((path, message))
-        if len(reported) > ctx.options.get("max_errors", 20):
-            break
-        yield ctx.at(tool, field, *path, detail=message)
+        dedicated = _deferred(schema, path)  # a rule that reports this one more precisely, where it does
+        if dedicated is None or dedicated not in ctx.settings.enabled:
+            counted += 1
+            if counted > ctx.options.get("max_errors", 20):
+                break
+        yield ctx.at(tool, field, *path, detail=message, **({"_unless": (dedicated, True)} if dedicated else {}))
 
 
 def _deferred(schema: Any, path: tuple) -> str | None:
