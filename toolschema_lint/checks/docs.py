@@ -58,8 +58,7 @@ def restates_name(name: Any, desc: Any) -> bool:
     return _restates(name, desc)
 
 
-@lru_cache(maxsize=4096)
-def _restates(name: str, desc: str) -> bool:  # TSL207 and TSL209 ask in turn about the same tool
+def _restates(name: str, desc: str) -> bool:
     if cjk_count(desc):
         return False
     words = [w for w in _WORD.findall(desc) if w.lower() not in _STOP]
