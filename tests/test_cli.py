@@ -149,6 +149,29 @@ def test_python_dash_m_and_no_colour_without_tty(files) -> None:
     assert "TSL202" in proc.stdout
 
 
+def test_console_entry_keeps_exit_codes_and_whole_reports(files) -> None:
+    """The console script (`run`) exits without interpreter teardown once the report is written."""
+    cmd = [sys.executable, "-m", "toolschema_lint"]
+    proc = subprocess.run([*cmd, "check", "bad.json", "--format", "json"], capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stderr == ""
+    assert json.loads(proc.stdout)["summary"]["findings"] == len(json.loads(proc.stdout)["findings"]) > 0
+    proc = subprocess.run([*cmd, "check", "bad.json", "--format", "sarif", "-o", "out.sarif"], capture_output=True, text=True)
+    assert proc.returncode == 1 and json.loads(Path("out.sarif").read_text())["runs"][0]["results"]
+    assert subprocess.run([*cmd, "--version"], capture_output=True, text=True).returncode == 0
+    proc = subprocess.run([*cmd, "check", "missing.json"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "no such file" in proc.stderr
+
+
+@pytest.mark.parametrize("args,code", [(["check", "bad.json", "--format", "json"], 1), (["check", "bad.json"], 1),
+                                       (["rules", "--format", "json"], 0)])
+def test_a_reader_that_goes_away_ends_the_output_quietly(files, args, code) -> None:
+    # `... | head -c 0`: the pipe is closed before anything is written
+    proc = subprocess.Popen([sys.executable, "-m", "toolschema_lint", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait() == code and err == "", err
+
+
 def test_no_color_env(files, monkeypatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     res = CliRunner().invoke(main, ["check", "bad.json"], color=True)

@@ -41,6 +41,9 @@ def guarded(fn: Callable[..., int]) -> Callable[..., None]:
         except KeyboardInterrupt:
             click.echo("toolschema-lint: interrupted", err=True)
             code = 130
+        except BrokenPipeError:  # a listing piped into `head`; a report's own pipe is handled by `emit`
+            discard_stdout()
+            code = 0
         except Exception as e:  # noqa: BLE001 - last line of defence
             if os.environ.get("TOOLSCHEMA_LINT_DEBUG"):
                 import traceback  # only for a crash
@@ -60,6 +63,32 @@ def guarded(fn: Callable[..., int]) -> Callable[..., None]:
 @click.version_option(__version__, prog_name="toolschema-lint")
 def main() -> None:
     """Lint AI tool definitions: MCP tools/list results, OpenAI, Anthropic and Gemini function schemas."""
+
+
+def run() -> None:
+    """The console script (and `python -m toolschema_lint`): `main`, then a hard exit.
+
+    A run ends holding every finding, document and parsed rule; freeing them one by one as the
+    interpreter shuts down took 20 ms after a ten-rule report on the bench corpus and 70-90 ms after
+    a default one, all of it after the report was written. Nothing needs that teardown: reports go
+    through closed files or the flushed standard streams, and worker pools and live servers are shut
+    down by the commands themselves. `main` itself (what tests invoke) exits normally.
+    """
+    try:
+        main()
+        code: int = 0
+    except SystemExit as e:
+        if isinstance(e.code, int) or e.code is None:
+            code = e.code or 0
+        else:  # sys.exit("message"): printed, status 1
+            print(e.code, file=sys.stderr)
+            code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`| head`) or stream: nothing more to deliver
+            pass
+    os._exit(code)
 
 
 def load_settings(config: str | None, cli_values: dict[str, Any]) -> Settings:
@@ -96,8 +125,18 @@ def emit(text: str | Iterable[str], output: str | None) -> None:
         with open(output, "w", encoding="utf-8") as fh:
             fh.writelines(chunks)
     else:
-        for chunk in chunks:
-            click.echo(chunk, nl=False)
+        try:
+            for chunk in chunks:
+                click.echo(chunk, nl=False)
+        except BrokenPipeError:  # the reader went away (`| head`): the command ends with its own exit code
+            discard_stdout()
+
+
+def discard_stdout() -> None:
+    """Send what is still to be written to stdout, the final flush included, nowhere, quietly."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def exit_code(result: RunResult, settings: Settings) -> int:
