@@ -163,13 +163,43 @@ def test_console_entry_keeps_exit_codes_and_whole_reports(files) -> None:
 
 
 @pytest.mark.parametrize("args,code", [(["check", "bad.json", "--format", "json"], 1), (["check", "bad.json"], 1),
+                                       (["check", "bad.json", "missing.json", "--format", "sarif"], 2),
                                        (["rules", "--format", "json"], 0)])
 def test_a_reader_that_goes_away_ends_the_output_quietly(files, args, code) -> None:
-    # `... | head -c 0`: the pipe is closed before anything is written
+    # `... | head -c 0`: the pipe is closed before anything is written; the exit code is the run's own
     proc = subprocess.Popen([sys.executable, "-m", "toolschema_lint", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.close()
     err = proc.stderr.read().decode()
-    assert proc.wait() == code and err == "", err
+    assert proc.wait() == code and "Error" not in err and "internal" not in err, err
+
+
+def test_a_closed_stderr_does_not_stop_the_run(files) -> None:
+    # `|& head -c 0`: notes (--explain, unreadable paths) have nowhere to go; the report is still written
+    for extra, code in (([], 1), (["missing.json"], 2)):
+        proc = subprocess.Popen([sys.executable, "-m", "toolschema_lint", "check", "bad.json", *extra, "--explain",
+                                 "--format", "json", "-o", "report.json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stderr.close()
+        out = proc.stdout.read().decode()
+        assert proc.wait() == code and out == ""
+        assert json.loads(Path("report.json").read_text())["findings"]
+        Path("report.json").unlink()
+
+
+def test_one_closed_pipe_for_both_streams_keeps_the_exit_code(files) -> None:
+    # `2>&1 | head -c 0` with a path that cannot be read: exit 2, not the 0 of a swallowed error
+    proc = subprocess.Popen([sys.executable, "-m", "toolschema_lint", "check", "bad.json", "missing.json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc.stdout.close()
+    assert proc.wait() == 2
+
+
+def test_streams_closed_at_start_are_no_crash(files) -> None:
+    # `toolschema-lint rules >&-`: Python starts with sys.stdout None
+    proc = subprocess.run(f"{sys.executable} -m toolschema_lint rules >&-", shell=True, capture_output=True, text=True)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    proc = subprocess.run(f"{sys.executable} -m toolschema_lint check missing.json 2>&-", shell=True, capture_output=True,
+                          text=True)
+    assert proc.returncode == 2
 
 
 def test_no_color_env(files, monkeypatch) -> None:

@@ -32,25 +32,22 @@ def guarded(fn: Callable[..., int]) -> Callable[..., None]:
         try:
             code = fn(*args, **kwargs)
         except (ConfigError, InputError) as e:
-            click.echo(f"toolschema-lint: error: {e}", err=True)
+            note(f"toolschema-lint: error: {e}")
             code = EXIT_USAGE
         except click.exceptions.Exit:
             raise
         except click.ClickException:
             raise
         except KeyboardInterrupt:
-            click.echo("toolschema-lint: interrupted", err=True)
+            note("toolschema-lint: interrupted")
             code = 130
-        except BrokenPipeError:  # a listing piped into `head`; a report's own pipe is handled by `emit`
-            discard_stdout()
-            code = 0
         except Exception as e:  # noqa: BLE001 - last line of defence
             if os.environ.get("TOOLSCHEMA_LINT_DEBUG"):
                 import traceback  # only for a crash
 
                 traceback.print_exc()
-            click.echo(f"toolschema-lint: internal error: {type(e).__name__}: {e}", err=True)
-            click.echo("toolschema-lint: set TOOLSCHEMA_LINT_DEBUG=1 for details", err=True)
+            note(f"toolschema-lint: internal error: {type(e).__name__}: {e}")
+            note("toolschema-lint: set TOOLSCHEMA_LINT_DEBUG=1 for details")
             code = EXIT_USAGE
         sys.exit(code)
 
@@ -85,9 +82,16 @@ def run() -> None:
             code = 1
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe (`| head`) or stream: nothing more to deliver
+            if stream is not None:  # None: the descriptor was closed when the program started
+                stream.flush()
+        except (BrokenPipeError, ValueError):  # a reader that went away, a closed stream: nothing to deliver
             pass
+        except OSError as e:  # the report could not be written whole (a full disk)
+            code = EXIT_USAGE
+            try:
+                os.write(2, f"toolschema-lint: error: could not write the output: {e}\n".encode())
+            except OSError:
+                pass
     os._exit(code)
 
 
@@ -129,13 +133,29 @@ def emit(text: str | Iterable[str], output: str | None) -> None:
             for chunk in chunks:
                 click.echo(chunk, nl=False)
         except BrokenPipeError:  # the reader went away (`| head`): the command ends with its own exit code
-            discard_stdout()
+            _discard(sys.stdout)
 
 
-def discard_stdout() -> None:
-    """Send what is still to be written to stdout, the final flush included, nowhere, quietly."""
+def say(text: str, nl: bool = True) -> None:
+    """A line of a listing on stdout; a reader that went away does not stop the command."""
+    try:
+        click.echo(text, nl=nl)
+    except BrokenPipeError:
+        _discard(sys.stdout)
+
+
+def note(text: str) -> None:
+    """A message on stderr; a reader that went away (`|& head`) does not stop the command."""
+    try:
+        click.echo(text, err=True)
+    except BrokenPipeError:
+        _discard(sys.stderr)
+
+
+def _discard(stream: Any) -> None:
+    """Send what is still to be written to `stream` (a closed pipe), the final flush included, nowhere."""
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    os.dup2(devnull, stream.fileno())
     os.close(devnull)
 
 
@@ -193,8 +213,8 @@ def _gather_live(opts: dict[str, Any], settings: Settings | None = None,
     servers, notes = collected or _collect_live(opts)
     live = gather(servers, opts["timeout"], opts["allow_start"], notes)
     if not (settings and settings.quiet):
-        for note in live.notes:
-            click.echo(f"toolschema-lint: {note}", err=True)
+        for message in live.notes:
+            note(f"toolschema-lint: {message}")
     if settings is not None:
         settings.extra_sources.extend(live.sources)
     return live
@@ -266,11 +286,11 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         _baseline(result, settings, baseline_file, write_baseline)
     if explain:
         for doc in result.documents:
-            click.echo(f"{doc.path}: {doc.format}, {doc.dialect or 'no tools'}: {doc.detection}", err=True)
+            note(f"{doc.path}: {doc.format}, {doc.dialect or 'no tools'}: {doc.detection}")
     result.errors.extend(live_problems)  # servers not read count as sources that could not be read
     emit(REPORTERS[settings.format](result, settings), settings.output)
     for err in result.errors:
-        click.echo(f"toolschema-lint: error: {err}", err=True)
+        note(f"toolschema-lint: error: {err}")
     return exit_code(result, settings)
 
 
@@ -287,7 +307,7 @@ def _baseline(result: RunResult, settings: Settings, read_from: str | None, writ
                 f.suppressed = None
             n = baseline.write(current, write_to)
             result.baseline = baseline.apply(result.findings, baseline.read(write_to), write_to)  # type: ignore[attr-defined]
-            click.echo(f"toolschema-lint: wrote {n} finding{'s' if n != 1 else ''} to baseline {write_to}", err=True)
+            note(f"toolschema-lint: wrote {n} finding{'s' if n != 1 else ''} to baseline {write_to}")
     except baseline.BaselineError as e:
         raise ConfigError(str(e)) from None
     except OSError as e:
@@ -295,7 +315,7 @@ def _baseline(result: RunResult, settings: Settings, read_from: str | None, writ
     res = result.baseline  # type: ignore[attr-defined]
     if res.stale or (settings.format == "text" and not settings.quiet and read_from and not write_to):
         for line in baseline.stale_note(res):
-            click.echo(f"toolschema-lint: {line}", err=True)
+            note(f"toolschema-lint: {line}")
 
 
 def _auto_color(settings: Settings) -> bool:
@@ -315,17 +335,17 @@ def rules_cmd(fmt: str, show_all: bool) -> int:
     rules = catalog()
     rows = [m for m in rules.values()]
     if fmt == "json":
-        click.echo(json.dumps([
+        say(json.dumps([
             {"id": m.id, "name": m.name, "severity": str(m.severity), "tags": m.tags, "summary": m.summary,
              "default": m.default, "security_severity": m.security_severity}
             for m in rows
         ], indent=2, ensure_ascii=False))
     elif fmt == "markdown":
-        click.echo(rule_table_markdown(), nl=False)
+        say(rule_table_markdown(), nl=False)
     else:
         for m in rows:
             mark = " " if m.default else "*"
-            click.echo(f"{m.id}{mark} {m.name:40} {str(m.severity):8} {m.summary}")
+            say(f"{m.id}{mark} {m.name:40} {str(m.severity):8} {m.summary}")
     return EXIT_OK
 
 
@@ -378,7 +398,7 @@ def rule_cmd(rule: str) -> int:
         lines.append(f"Security severity: {meta.security_severity}")
     if meta.references:
         lines += ["", "References:"] + [f"  - {r}" for r in meta.references]
-    click.echo("\n".join(lines))
+    say("\n".join(lines))
     return EXIT_OK
 
 
@@ -431,13 +451,13 @@ def dump_cmd(output: str | None, **live_opts: Any) -> int:
         targets = [None if to_stdout else Path(output) for _ in live.captures]  # type: ignore[arg-type]
     for (display, text), target in zip(live.captures, targets):
         if target is None:
-            click.echo(text, nl=False)
+            say(text, nl=False)
             continue
         target.write_text(text, encoding="utf-8")
         n = len(json.loads(text).get("tools", []))
-        click.echo(f"toolschema-lint: wrote {n} tool{'s' if n != 1 else ''} of {display} to {target}", err=True)
+        note(f"toolschema-lint: wrote {n} tool{'s' if n != 1 else ''} of {display} to {target}")
     for err in live.problems:
-        click.echo(f"toolschema-lint: error: {err}", err=True)
+        note(f"toolschema-lint: error: {err}")
     return EXIT_USAGE if live.problems else EXIT_OK
 
 
@@ -464,14 +484,14 @@ def lock_cmd(paths: tuple[str, ...], commands: tuple[str, ...], urls: tuple[str,
         raise ConfigError("no tool definitions found to lock")
     text = dump_lock(build_lock(snaps))
     if output == "-":
-        click.echo(text, nl=False)
+        say(text, nl=False)
     else:
         Path(output).write_text(text, encoding="utf-8")
     n = sum(len(s.tools) for s in snaps)
     for key in empty:
-        click.echo(f"toolschema-lint: {key}: no tools, not locked", err=True)
+        note(f"toolschema-lint: {key}: no tools, not locked")
     where = "standard output" if output == "-" else output
-    click.echo(f"toolschema-lint: locked {n} tool{'s' if n != 1 else ''} of {len(snaps)} server{'s' if len(snaps) != 1 else ''} to {where}", err=True)
+    note(f"toolschema-lint: locked {n} tool{'s' if n != 1 else ''} of {len(snaps)} server{'s' if len(snaps) != 1 else ''} to {where}")
     return EXIT_OK
 
 
