@@ -280,3 +280,23 @@ def test_top_levels_read_by_the_loader_change_no_outcome(text: str, monkeypatch)
 
     monkeypatch.setattr(json_, "_parse_indexed", decoder_alone)
     assert repr(got) == repr(outcome())  # repr: NaN != NaN
+
+
+def test_reading_the_top_levels_leaves_no_garbage_cycle() -> None:
+    """A run collects cycles rarely (`Engine.run` raises the thresholds): a cycle made while loading
+    a file would keep its text and index alive long after it was linted."""
+    import gc
+
+    from toolschema_lint.loaders.json_ import load_json
+
+    text = json.dumps({"tools": [{"name": f"t{i}", "inputSchema": {"type": "object"}} for i in range(50)]})
+    gc.collect()
+    gc.disable()
+    try:
+        data, problems, ptext, index = load_json(text)
+        assert index  # read by the loader, not left to the lazy walker
+        JsonPositions(ptext, index=index).locate("/tools/49/inputSchema/type")
+        del data, problems, ptext, index
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

@@ -84,21 +84,38 @@ def _parse_indexed(text: str, tracker: _DupTracker) -> tuple[Any, dict[int, list
     Raises `_Malformed` (or the scanner's errors) on anything unusual; the caller then parses with
     `_parse`, which reports the error as `json.loads` does.
     """
-    scan = json.JSONDecoder(object_pairs_hook=tracker).scan_once
-    ws = _JSON_WS.match
-    index: dict[int, list[Any]] = {}
+    reader = _TopLevels(text, tracker)
+    data, end = reader.value(_JSON_WS.match(text, 0).end(), 0, False)
+    if _JSON_WS.match(text, end).end() != len(text):
+        raise _Malformed
+    return data, reader.index
 
-    def step(end: int, closer: str) -> tuple[int, bool]:
+
+class _TopLevels:
+    """The reader of `_parse_indexed` (a class, not nested functions: a recursive closure is a
+    reference cycle, which would keep each file's text and index until a full garbage collection)."""
+
+    __slots__ = ("text", "scan", "tracker", "index")
+
+    def __init__(self, text: str, tracker: _DupTracker):
+        self.text = text
+        self.tracker = tracker
+        self.scan = json.JSONDecoder(object_pairs_hook=tracker).scan_once
+        self.index: dict[int, list[Any]] = {}
+
+    def step(self, end: int, closer: str) -> tuple[int, bool]:
         """After a member ending at `end`: (offset of the closer, True), or of the next member, False."""
-        j = ws(text, end).end()
+        text = self.text
+        j = _JSON_WS.match(text, end).end()
         c = text[j:j + 1]
         if c == closer:
             return j, True
         if c != ",":
             raise _Malformed
-        return ws(text, j + 1).end(), False
+        return _JSON_WS.match(text, j + 1).end(), False
 
-    def value(i: int, depth: int, in_array: bool) -> tuple[Any, int]:
+    def value(self, i: int, depth: int, in_array: bool) -> tuple[Any, int]:
+        text, ws = self.text, _JSON_WS.match
         c = text[i:i + 1]
         if c == "[" and depth <= 2:
             items: list[Any] = []
@@ -107,13 +124,13 @@ def _parse_indexed(text: str, tracker: _DupTracker) -> tuple[Any, dict[int, list
             j = ws(text, i + 1).end()
             if text[j:j + 1] != "]":
                 while True:
-                    v, end = value(j, depth + 1, True)
+                    v, end = self.value(j, depth + 1, True)
                     kids[str(len(items))] = last = [j, j, end]
                     items.append(v)
-                    j, closed = step(end, "]")
+                    j, closed = self.step(end, "]")
                     if closed:
                         break
-            index[i] = [kids, -1, False, last]
+            self.index[i] = [kids, -1, False, last]
             return items, j + 1
         if c == "{" and depth <= 1 and not in_array:
             pairs: list[tuple[str, Any]] = []
@@ -129,22 +146,17 @@ def _parse_indexed(text: str, tracker: _DupTracker) -> tuple[Any, dict[int, list
                     if text[k:k + 1] != ":":
                         raise _Malformed
                     start = ws(text, k + 1).end()
-                    v, end = value(start, depth + 1, False)
+                    v, end = self.value(start, depth + 1, False)
                     pairs.append((key, v))
                     last = [j, start, end]
                     if key not in keys:  # a pointer names the first of duplicate keys
                         keys[key] = last
-                    j, closed = step(end, "}")
+                    j, closed = self.step(end, "}")
                     if closed:
                         break
-            index[i] = [keys, -1, True, last]
-            return tracker(pairs), j + 1
-        return scan(text, i)
-
-    data, end = value(ws(text, 0).end(), 0, False)
-    if ws(text, end).end() != len(text):
-        raise _Malformed
-    return data, index
+            self.index[i] = [keys, -1, True, last]
+            return self.tracker(pairs), j + 1
+        return self.scan(text, i)
 
 
 def load_json(text: str, lines: bool = False) -> tuple[Any, list[tuple[str, str, dict]], str, dict[int, list[Any]] | None]:
