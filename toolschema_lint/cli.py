@@ -78,8 +78,11 @@ def run() -> None:
         if isinstance(e.code, int) or e.code is None:
             code = e.code or 0
         else:  # sys.exit("message"): printed, status 1
-            print(e.code, file=sys.stderr)
+            if sys.stderr is not None:
+                note(str(e.code))
             code = 1
+    except KeyboardInterrupt:  # before a command started (the commands report their own)
+        code = 130
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:  # None: the descriptor was closed when the program started
