@@ -207,84 +207,9 @@ def test_join_pointer_escapes_each_token_as_rfc_6901_says() -> None:
         assert split_pointer(join_pointer("", *tokens)) == [str(t) for t in tokens]
 
 
-def _random_json(rng, depth: int = 0):
-    """A random JSON value, mostly shaped like tool files: objects of lists of objects."""
-    keys = ["tools", "result", "name", "a", "b\"q", "é", "\\", "", "~1/x", "tools"]
-    if depth > 3 or rng.random() < 0.2:
-        return rng.choice([1, -2.5, 1e20, True, False, None, "s", "ü\n\"x\"", "\u2028", ""])
-    if rng.random() < 0.5:
-        return [_random_json(rng, depth + 1) for _ in range(rng.randint(0, 4))]
-    return {rng.choice(keys): _random_json(rng, depth + 1) for _ in range(rng.randint(0, 4))}
-
-
-def _dump_with_duplicates(value, rng) -> str:
-    """`value` as JSON text, with random spacing, and now and then a key written twice."""
-    sp = lambda: rng.choice(["", " ", "\n  ", "\t", "\r\n"])  # noqa: E731
-    if isinstance(value, dict):
-        parts = []
-        for k, v in value.items():
-            if rng.random() < 0.15:  # an earlier duplicate, which the later one overrides
-                parts.append(f"{sp()}{json.dumps(k)}{sp()}:{sp()}{json.dumps(rng.choice([0, 'dup', [1]]))}")
-            parts.append(f"{sp()}{json.dumps(k, ensure_ascii=rng.random() < 0.5)}{sp()}:{sp()}{_dump_with_duplicates(v, rng)}")
-        return "{" + ",".join(parts) + sp() + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(sp() + _dump_with_duplicates(v, rng) for v in value) + sp() + "]"
-    return json.dumps(value, ensure_ascii=rng.random() < 0.5)
-
-
-def _pointers(value, prefix: str = ""):
-    yield prefix
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for k, v in items:
-        yield from _pointers(v, prefix + "/" + str(k).replace("~", "~0").replace("/", "~1"))
-    yield prefix + "/missing"
-
-
-def test_top_levels_read_by_the_loader_match_the_decoder_and_the_lazy_index() -> None:
-    """`_parse_indexed` decodes exactly what `json.loads` decodes (duplicates counted alike), and
-    positions seeded with its index equal the ones found lazily, for every pointer."""
-    import random
-
-    from toolschema_lint.loaders.json_ import _DupTracker, _parse_indexed
-
-    rng = random.Random(7)
-    for _ in range(400):
-        text = rng.choice(["", " ", "\n"]) + _dump_with_duplicates(_random_json(rng), rng) + rng.choice(["", "\n", " \r\n"])
-        plain, indexed = _DupTracker(), _DupTracker()
-        expected = json.loads(text, object_pairs_hook=plain)
-        data, index = _parse_indexed(text, indexed)
-        assert data == expected and indexed.count == plain.count, text
-        lazy, seeded = JsonPositions(text), JsonPositions(text, index=index)
-        for pointer in _pointers(expected):
-            assert seeded.locate(pointer) == lazy.locate(pointer), (text, pointer)
-
-
-@pytest.mark.parametrize("text", ['{"tools": [1, 2,]}', '{"a" 1}', '{"a": 1} x', "[1 2]", '{"a": [1, {"b": }]}', "",
-                                  '{"a": 1,}', "{'a': 1}", '{"a": 1}\n{"a": 2}\n', '{"a": NaN, "b": [Infinity]}',
-                                  '{"tools": [' * 3000 + "]" * 3000 + "}", '{"a": 1, "a": 2}', '[{"x": 1, "x": 2}]'])
-def test_top_levels_read_by_the_loader_change_no_outcome(text: str, monkeypatch) -> None:
-    """Errors, JSONC, JSON Lines and duplicate keys come out as they do when the decoder reads alone."""
-    from toolschema_lint.loaders import json_
-
-    def outcome():
-        try:
-            data, problems, ptext, _index = json_.load_json(text)
-            return ("ok", data, problems, ptext)
-        except json_.JsonProblem as e:
-            return ("problem", e.rule, e.message, e.line, e.column)
-
-    got = outcome()
-
-    def decoder_alone(*args):
-        raise json_._Malformed
-
-    monkeypatch.setattr(json_, "_parse_indexed", decoder_alone)
-    assert repr(got) == repr(outcome())  # repr: NaN != NaN
-
-
-def test_reading_the_top_levels_leaves_no_garbage_cycle() -> None:
+def test_loading_a_file_leaves_no_garbage_cycle() -> None:
     """A run collects cycles rarely (`Engine.run` raises the thresholds): a cycle made while loading
-    a file would keep its text and index alive long after it was linted."""
+    or locating would keep a file's text alive long after it was linted."""
     import gc
 
     from toolschema_lint.loaders.json_ import load_json
@@ -293,10 +218,9 @@ def test_reading_the_top_levels_leaves_no_garbage_cycle() -> None:
     gc.collect()
     gc.disable()
     try:
-        data, problems, ptext, index = load_json(text)
-        assert index  # read by the loader, not left to the lazy walker
-        JsonPositions(ptext, index=index).locate("/tools/49/inputSchema/type")
-        del data, problems, ptext, index
+        data, problems, ptext = load_json(text)
+        JsonPositions(ptext).locate("/tools/49/inputSchema/type")
+        del data, problems, ptext
         assert gc.collect() == 0
     finally:
         gc.enable()

@@ -114,7 +114,8 @@ def test_name_caches_hold_only_short_names() -> None:
 
 
 def test_vague_name_deny_list_follows_each_runs_option() -> None:
-    """TSL202 remembers the last deny list it lowered: another run's list must replace it."""
+    """TSL202 lowers its deny list once per run (`ctx.derived`): another run's list, or the same list
+    changed in place, must be the one used."""
     from helpers import lint_data
 
     data = {"tools": [{"name": "get_weather", "inputSchema": {"type": "object"}},

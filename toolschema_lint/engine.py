@@ -431,11 +431,12 @@ _WORKER_ENGINE: Engine | None = None
 
 
 def _group_size(item: tuple[str, list[Source]]) -> int:
-    """Bytes to read for a server group: how long its linting takes, near enough to schedule by."""
+    """Bytes to read for a server group: how long its linting takes, near enough to schedule by.
+    Only groups of files go to workers (sources given as text are linted in the parent)."""
     size = 0
     for src in item[1]:
         try:
-            size += src.path.stat().st_size if src.path is not None else len(src.text or "")
+            size += src.path.stat().st_size if src.path is not None else 0
         except OSError:
             pass
     return size

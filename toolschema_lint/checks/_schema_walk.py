@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-from ..model import Tool, per_tool
+from ..model import Tool, join_pointer, per_tool, unescape_pointer_token
 
 MAX_WALK_DEPTH = 64
 
@@ -157,7 +157,7 @@ def tool_params(tool: Tool) -> tuple[tuple[tuple[str | int, ...], str, Any, dict
 
 def path_pointer(path: tuple[str | int, ...]) -> str:
     """Walk tokens -> an RFC 6901 pointer relative to the walked schema."""
-    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in path)
+    return join_pointer("", *path)
 
 
 def refs(schema: Any, cached: bool = True) -> Iterator[tuple[tuple[str | int, ...], str]]:
@@ -202,7 +202,7 @@ def resolve_local(root: Any, ref: str, anchor_index: dict | None = None) -> tupl
         return (True, hit[0], hit[1]) if hit else (False, None, ())
     node, path = root, []
     for tok in (frag[1:].split("/") if frag else []):
-        tok = tok.replace("~1", "/").replace("~0", "~")
+        tok = unescape_pointer_token(tok)
         if isinstance(node, dict) and tok in node:
             node = node[tok]
         elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):

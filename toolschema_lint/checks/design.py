@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 from typing import Any, Iterator
 
-from ..model import Hit, Severity, Tool
+from ..model import Hit, Severity, Tool, unescape_pointer_token
 from ..registry import check
 from ._schema_walk import children, is_object_schema, leaf, properties, walk
 
@@ -75,7 +75,7 @@ def _resolve(root: dict, ref: str) -> tuple[tuple, Any]:
     node: Any = root
     path: list[str | int] = []
     for tok in ref[2:].split("/")[:64]:
-        tok = tok.replace("~1", "/").replace("~0", "~")
+        tok = unescape_pointer_token(tok)
         if isinstance(node, dict) and tok in node:
             node = node[tok]
         elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):
@@ -119,18 +119,17 @@ class Shape:
     __slots__ = ("objects", "params", "arrays")
 
     def __init__(self, schema: Any):
-        self.objects: list[tuple[tuple, dict]] = []
-        self.params: list[tuple[tuple, str, dict]] = []
-        self.arrays: list[tuple[tuple, dict]] = []
         nodes = walk(schema)
-        if not (nodes.plain and len(nodes) <= MAX_NODES):
-            nodes = reachable(schema)  # references to follow, definitions to leave out unless used
+        if nodes.plain and len(nodes) <= MAX_NODES:
+            self.objects: list[tuple[tuple, dict]] = nodes.objects  # the walk tested each node already
+        else:
+            nodes = list(reachable(schema))  # references to follow, definitions to leave out unless used
+            self.objects = [(path, node) for path, node in nodes if is_object_schema(node)]
+        self.params: list[tuple[tuple, str, dict]] = [
+            (path + ("properties", name), name, prop)
+            for path, node in self.objects for name, prop in properties(node).items() if isinstance(prop, dict)]
+        self.arrays: list[tuple[tuple, dict]] = []
         for path, node in nodes:
-            if is_object_schema(node):
-                self.objects.append((path, node))
-                for name, prop in properties(node).items():
-                    if isinstance(prop, dict):
-                        self.params.append((path + ("properties", name), name, prop))
             t = node.get("type")
             if t == "array" or (isinstance(t, list) and "array" in t and "null" in t and len(t) == 2):
                 self.arrays.append((path, node))

@@ -53,13 +53,7 @@ def _stem(word: str) -> str:
 
 def restates_name(name: Any, desc: Any) -> bool:
     """The description's words (minus filler) are all words of the tool name."""
-    if not isinstance(name, str) or not isinstance(desc, str) or len(desc) > 300:
-        return False
-    return _restates(name, desc)
-
-
-def _restates(name: str, desc: str) -> bool:
-    if cjk_count(desc):
+    if not isinstance(name, str) or not isinstance(desc, str) or len(desc) > 300 or cjk_count(desc):
         return False
     words = [w for w in _WORD.findall(desc) if w.lower() not in _STOP]
     if not words or len(words) > 8:

@@ -110,7 +110,7 @@ def _schema_validity(tool: Tool, field: str, schema: Any, ctx: Any) -> Iterator[
             counted += 1
             if counted > ctx.options.get("max_errors", 20):
                 break
-        yield ctx.at(tool, field, *path, detail=message, **({"_unless": (dedicated, True)} if dedicated else {}))
+        yield ctx.at(tool, field, *path, detail=message, _unless=(dedicated, True) if dedicated else None)
 
 
 def _deferred(schema: Any, path: tuple) -> str | None:

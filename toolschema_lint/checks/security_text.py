@@ -157,7 +157,7 @@ class Found:
     count: int = 1
 
 
-SMALL = 65_536  # strings shorter than this are memoised generously: every rule asks for the same ones
+SMALL = 65_536  # strings shorter than this go to the small memos and `_Plan`'s per-string results
 
 
 class _StringMemo:

@@ -235,11 +235,11 @@ def load_source(src: Source, input_format: str | None = None, max_bytes: int = D
             for key, line, col in duplicates:
                 _problem(doc, "TSL002", args={"key": key}, line=line, column=col)
         else:
-            data, problems, ptext, index = load_json(text, lines=(fmt == "jsonl"))
+            data, problems, ptext = load_json(text, lines=(fmt == "jsonl"))
             lines = fmt == "jsonl" or (isinstance(data, list) and ptext.lstrip().startswith("{"))
             if lines and fmt != "jsonl":
                 doc.format = fmt = "jsonl"
-            doc.position_factory = lambda d, t=ptext, ln=lines, ix=index: JsonPositions(t, lines=ln, index=ix)
+            doc.position_factory = lambda d, t=ptext, ln=lines: JsonPositions(t, lines=ln)
             for rule, pointer, args in problems:
                 off = args.pop("_offset", None)
                 if off is not None:

@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from ..model import join_pointer
 from .problem import SourceProblem
 
 
@@ -66,117 +67,15 @@ def _parse(text: str, tracker: _DupTracker) -> Any:
     return json.loads(text, object_pairs_hook=tracker)
 
 
-_JSON_WS = re.compile(r"[ \t\n\r]*")
-_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
-
-
-class _Malformed(Exception):
-    """The top levels are not plain JSON: `_parse` reports it, with the decoder's own message."""
-
-
-def _parse_indexed(text: str, tracker: _DupTracker) -> tuple[Any, dict[int, list[Any]]]:
-    """`_parse`, reading the top levels itself: the root object, the objects under its keys, and the
-    arrays down to the third level (where tool lists sit: `tools`, `result.tools`, a bare list).
-    Values below them (each tool) go to the C scanner as one piece, as `json.loads` does, and where
-    each one starts and ends is kept: the children index of `positions.JsonPositions`, so locating a
-    finding does not decode the tools before it a second time.
-
-    Raises `_Malformed` (or the scanner's errors) on anything unusual; the caller then parses with
-    `_parse`, which reports the error as `json.loads` does.
-    """
-    reader = _TopLevels(text, tracker)
-    data, end = reader.value(_JSON_WS.match(text, 0).end(), 0, False)
-    if _JSON_WS.match(text, end).end() != len(text):
-        raise _Malformed
-    return data, reader.index
-
-
-class _TopLevels:
-    """The reader of `_parse_indexed` (a class, not nested functions: a recursive closure is a
-    reference cycle, which would keep each file's text and index until a full garbage collection)."""
-
-    __slots__ = ("text", "scan", "tracker", "index")
-
-    def __init__(self, text: str, tracker: _DupTracker):
-        self.text = text
-        self.tracker = tracker
-        self.scan = json.JSONDecoder(object_pairs_hook=tracker).scan_once
-        self.index: dict[int, list[Any]] = {}
-
-    def step(self, end: int, closer: str) -> tuple[int, bool]:
-        """After a member ending at `end`: (offset of the closer, True), or of the next member, False."""
-        text = self.text
-        j = _JSON_WS.match(text, end).end()
-        c = text[j:j + 1]
-        if c == closer:
-            return j, True
-        if c != ",":
-            raise _Malformed
-        return _JSON_WS.match(text, j + 1).end(), False
-
-    def value(self, i: int, depth: int, in_array: bool) -> tuple[Any, int]:
-        text, ws = self.text, _JSON_WS.match
-        c = text[i:i + 1]
-        if c == "[" and depth <= 2:
-            items: list[Any] = []
-            kids: dict[str, list[int]] = {}
-            last = None
-            j = ws(text, i + 1).end()
-            if text[j:j + 1] != "]":
-                while True:
-                    v, end = self.value(j, depth + 1, True)
-                    kids[str(len(items))] = last = [j, j, end]
-                    items.append(v)
-                    j, closed = self.step(end, "]")
-                    if closed:
-                        break
-            self.index[i] = [kids, -1, False, last]
-            return items, j + 1
-        if c == "{" and depth <= 1 and not in_array:
-            pairs: list[tuple[str, Any]] = []
-            keys: dict[str, list[int]] = {}
-            last = None
-            j = ws(text, i + 1).end()
-            if text[j:j + 1] != "}":
-                while True:
-                    if text[j:j + 1] != '"':
-                        raise _Malformed
-                    key, end = _scanstring(text, j + 1)
-                    k = ws(text, end).end()
-                    if text[k:k + 1] != ":":
-                        raise _Malformed
-                    start = ws(text, k + 1).end()
-                    v, end = self.value(start, depth + 1, False)
-                    pairs.append((key, v))
-                    last = [j, start, end]
-                    if key not in keys:  # a pointer names the first of duplicate keys
-                        keys[key] = last
-                    j, closed = self.step(end, "}")
-                    if closed:
-                        break
-            self.index[i] = [keys, -1, True, last]
-            return self.tracker(pairs), j + 1
-        return self.scan(text, i)
-
-
-def load_json(text: str, lines: bool = False) -> tuple[Any, list[tuple[str, str, dict]], str, dict[int, list[Any]] | None]:
-    """Parse JSON (or JSON Lines). Returns (data, problems, text used for positions, the children
-    index of its top levels for `JsonPositions`, or None).
+def load_json(text: str, lines: bool = False) -> tuple[Any, list[tuple[str, str, dict]], str]:
+    """Parse JSON (or JSON Lines). Returns (data, problems, text used for positions).
 
     problems are (rule, pointer, args). Raises JsonProblem when nothing usable could be parsed.
     """
     problems: list[tuple[str, str, dict]] = []
     tracker = _DupTracker()
     if lines:
-        return (*_load_lines(text, tracker, problems), None)
-    try:
-        data, index = _parse_indexed(text, tracker)
-    except (_Malformed, ValueError, StopIteration, RecursionError):
-        tracker.count = 0  # the parse below counts again, and reports the error as json.loads does
-    else:
-        if tracker.count:
-            problems.extend(_dup_problems(text, False))
-        return data, problems, text, index
+        return _load_lines(text, tracker, problems)
     try:
         data = _parse(text, tracker)
     except RecursionError:
@@ -184,7 +83,7 @@ def load_json(text: str, lines: bool = False) -> tuple[Any, list[tuple[str, str,
     except json.JSONDecodeError as e:
         if e.msg.startswith("Extra data") and text.lstrip().startswith("{"):
             try:
-                return (*_load_lines(text, tracker, problems), None)
+                return _load_lines(text, tracker, problems)
             except JsonProblem:
                 pass
         stripped = strip_jsonc(text)
@@ -201,7 +100,7 @@ def load_json(text: str, lines: bool = False) -> tuple[Any, list[tuple[str, str,
         text = cleaned
     if tracker.count:
         problems.extend(_dup_problems(text, False))
-    return data, problems, text, None
+    return data, problems, text
 
 
 def _load_lines(text: str, tracker: _DupTracker, problems: list) -> tuple[Any, list, str]:
@@ -242,7 +141,7 @@ def _find_duplicates(text: str, lines: bool) -> list[tuple[str, str, int]]:
             while i < len(text) and text[i] == '"':
                 key, after = _scanstring(text, i + 1)
                 j = _WS.match(text, after).end() + 1  # past ':'
-                child = pointer + "/" + key.replace("~", "~0").replace("/", "~1")
+                child = join_pointer(pointer, key)
                 if key in seen:
                     results.append((pointer, key, i))
                 seen[key] = 1

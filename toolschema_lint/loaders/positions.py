@@ -2,10 +2,8 @@
 
 JSON: a structural walker that only visits the containers on the way to a pointer. It reads keys
 itself and lets the C JSON scanner skip over values it does not enter, so the cost is close to one
-C-speed pass over the parts of the file that hold findings; the children of the top levels (where
-each tool starts and ends) come from the loader, which read them anyway (`json_._parse_indexed`).
-YAML: the marks libyaml already gives every node. Positions are 1-based; columns count code points
-(Python `str` indices).
+C-speed pass over the parts of the file that hold findings. YAML: the marks libyaml already gives
+every node. Positions are 1-based; columns count code points (Python `str` indices).
 """
 
 from __future__ import annotations
@@ -52,15 +50,14 @@ class LineTable:
 class JsonPositions:
     """Positions in a JSON text (or JSON Lines: one top-level value per line, pointer `/N/...`)."""
 
-    def __init__(self, text: str, lines: bool = False, index: dict[int, list[Any]] | None = None):
+    def __init__(self, text: str, lines: bool = False):
         self.text = text
         self.table = LineTable(text)
         self.lines = lines
         # container start offset -> [{token: [key start, value start, value end or -1]} read so far,
         #                            offset to resume reading at (-1: all read), is an object,
         #                            the entry read last (its value is skipped before reading on)]
-        # `index`: containers the loader read whole already (`json_._parse_indexed`)
-        self._children: dict[int, list[Any]] = dict(index) if index else {}
+        self._children: dict[int, list[Any]] = {}
         self._root: tuple[int, int] | None = None
         self._lines_index: dict[str, tuple[int, int, int]] | None = None
         self._located: dict[str, tuple[int, int, int, int]] = {}
