@@ -82,6 +82,36 @@ def test_fingerprints_are_stable_across_reformatting(project) -> None:
     assert {i["location"]["lines"]["begin"] for i in second} == {1}
 
 
+def test_fingerprints_survive_a_reworded_message(project) -> None:
+    # TSL570 counts the other servers offering the name: a third server rewords the first finding
+    search = {"name": "search", "description": "Search the index.", "inputSchema": {"type": "object"}}
+    for name in ("a", "b"):
+        Path(f"tools/{name}.json").write_text(json.dumps({"tools": [search]}))
+    before = json.loads(invoke("check", "tools/a.json", "tools/b.json", "--select", "TSL570", "--format", "gitlab").stdout)
+    Path("tools/c.json").write_text(json.dumps({"tools": [search]}))
+    after = json.loads(invoke("check", "tools/a.json", "tools/b.json", "tools/c.json", "--select", "TSL570",
+                              "--format", "gitlab").stdout)
+    first_before = next(i for i in before if i["location"]["path"] == "tools/a.json")
+    first_after = next(i for i in after if i["location"]["path"] == "tools/a.json")
+    assert first_before["description"] != first_after["description"]
+    assert "1 more server" in first_after["description"]
+    assert first_before["fingerprint"] == first_after["fingerprint"]
+
+
+def test_fingerprints_are_the_sarif_ones(project) -> None:
+    # two problems on one node (TSL701: one per validation error) get two fingerprints, as in SARIF
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"], "additionalProperties": False}
+    tool = {"name": "search", "description": "Search.", "inputSchema": schema, "input_examples": [{"page": 2}]}
+    Path("tools/ex.json").write_text(json.dumps({"tools": [tool]}))
+    args = ("check", "tools", "--select", "TSL103,TSL201,TSL202,TSL701")
+    issues = json.loads(invoke(*args, "--format", "gitlab").stdout)
+    sarif = json.loads(invoke(*args, "--format", "sarif").stdout)["runs"][0]["results"]
+    prints = [i["fingerprint"] for i in issues]
+    assert sorted(prints) == sorted(r["partialFingerprints"]["toolschemaLint/v1"] for r in sarif)
+    assert len(set(prints)) == len(prints) == 5
+    assert sum(i["check_name"].startswith("TSL701") for i in issues) == 2
+
+
 def test_clean_run_is_an_empty_array(project) -> None:
     res = invoke("check", "tools", "--select", "TSL103", "--ignore", "TSL103", "--format", "gitlab", "-o", "gl.json")
     assert res.exit_code == 0 and json.loads(Path("gl.json").read_text()) == []

@@ -278,7 +278,7 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
     if severity:
         settings = resolve(settings)
     settings.paths = list(paths)
-    settings.fingerprints = bool(baseline_file or write_baseline) or settings.format == "gitlab"
+    settings.fingerprints = bool(baseline_file or write_baseline)
     live = _gather_live(live_opts, settings)
     live_problems = live.problems if live is not None else []
     if not settings.paths and not settings.extra_sources and live is None:

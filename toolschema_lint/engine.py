@@ -243,7 +243,7 @@ class Engine:
         for doc in server.documents:
             doc.release()  # the index is rebuilt on demand if a cross-server finding needs it
         out.tools = len(server.tools)
-        if self.settings.fingerprints:  # baselines and GitLab hash the flagged node: before `_shed` drops the data
+        if self.settings.fingerprints:  # baselines hash the flagged node: before `_shed` drops the data
             for f in findings:
                 f.fingerprint_content  # noqa: B018 - computed and kept on the finding
         self._shed(server)

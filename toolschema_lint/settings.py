@@ -63,7 +63,7 @@ class Settings:
     color: bool | None = None
     extra_sources: list[Any] = field(default_factory=list)  # live captures etc. (loaders.Source)
     jobs: int = 0  # worker processes; 0 = automatic (one per core for large runs), 1 = none
-    fingerprints: bool = False  # hash each finding's node while its file is loaded (baselines, GitLab report)
+    fingerprints: bool = False  # hash each finding's node while its file is loaded (baselines)
     keep_tools: bool = False  # keep every tool in the run result (lock and diff read them afterwards)
     lock_path: str | None = None  # `check --lock` / config `lock`: read by resolve() into `lock`
     lock: dict[str, Any] | None = None  # the parsed lock file (lock.parse_lock); TSL8 checks compare

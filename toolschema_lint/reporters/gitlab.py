@@ -4,17 +4,19 @@ GitLab reads `description`, `check_name`, `fingerprint`, `severity` (info, minor
 blocker) and `location.path` + `location.lines.begin`. Paths must be relative to the repository
 root, so run from there. Suppressed findings (baseline) are left out: GitLab has no notion of a
 suppressed issue, and its merge-request widget compares against the target branch anyway.
+Fingerprints are the ones SARIF results carry (`fingerprint.py`): they survive reformatting and
+reworded messages, so the widget does not report a finding as fixed and new again.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
 from ..model import Finding, Severity
 from ..registry import catalog
 from ..text import sanitize
+from .fingerprint import fingerprinted
 
 _SEVERITY = {Severity.INFO: "info", Severity.WARNING: "minor", Severity.ERROR: "major"}
 
@@ -29,20 +31,14 @@ def severity(f: Finding, security_severity: float | None) -> str:
     return _SEVERITY[f.severity]
 
 
-def fingerprint(f: Finding) -> str:
-    """Stable across runs and line shifts; unique per issue (two findings on one node differ by message)."""
-    key = "\x1f".join((f.rule_id, f.path, f.tool or "", f.pointer, f.fingerprint_content, f.message))
-    return hashlib.md5(key.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()
-
-
-def issue(f: Finding, rules: dict[str, Any]) -> dict[str, Any]:
+def issue(f: Finding, rules: dict[str, Any], fingerprint: str) -> dict[str, Any]:
     meta = rules.get(f.rule_id)
     tool = f" [{sanitize(f.tool, 80)}]" if f.tool else ""
     return {
         "type": "issue",
         "description": f"{f.rule_id} {f.message}{tool}",
         "check_name": f"{f.rule_id} {f.name}".strip(),
-        "fingerprint": fingerprint(f),
+        "fingerprint": fingerprint,
         "severity": severity(f, meta.security_severity if meta is not None else None),
         "categories": ["Security"] if "security" in f.tags else ["Style"],
         "location": {"path": f.path, "lines": {"begin": max(1, f.line), "end": max(f.line, f.end_line)}},
@@ -51,12 +47,6 @@ def issue(f: Finding, rules: dict[str, Any]) -> dict[str, Any]:
 
 def render(result: Any, settings: Any) -> str:
     rules = catalog()
-    seen: set[str] = set()
-    issues = []
-    for f in result.active():
-        item = issue(f, rules)
-        while item["fingerprint"] in seen:  # identical findings twice: keep both, distinct ids
-            item["fingerprint"] = hashlib.md5(item["fingerprint"].encode(), usedforsecurity=False).hexdigest()
-        seen.add(item["fingerprint"])
-        issues.append(item)
+    # numbered over every finding, as in SARIF, then the suppressed ones are left out
+    issues = [issue(f, rules, fp) for f, fp in fingerprinted(result.findings) if f.suppressed is None]
     return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from ..text import dumps_safe
 from ..model import Finding, RuleMeta, Severity
 from ..registry import catalog
 from ..text import sanitize
+from .fingerprint import fingerprinted
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/toolschema-lint/"
@@ -74,20 +74,6 @@ def artifact(path: str) -> dict[str, Any]:
     return {"uri": quote(path), "uriBaseId": "%SRCROOT%"}
 
 
-def _node(f: Finding) -> tuple[str, str, str, str]:
-    return (f.rule_id, f.path, f.pointer, f.tool or "")
-
-
-def fingerprint(f: Finding, occurrence: int = 0) -> str:
-    """Rule, file, node and tool: stable when lines shift or messages are reworded. A rule that
-    reports several problems on one node (one per validation error) numbers the later ones, in
-    report order, so that no two results of a run share a fingerprint."""
-    key = "\x1f".join(_node(f))
-    if occurrence:
-        key += f"\x1f{occurrence}"
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
 def render(result: Any, settings: Any) -> str:
     rules = catalog()
     severities = getattr(settings, "severities", {}) or {}
@@ -95,10 +81,7 @@ def render(result: Any, settings: Any) -> str:
     index = {rid: i for i, rid in enumerate(ids)}
     descriptors = [rule_descriptor(rules[rid], severities.get(rid, rules[rid].severity)) for rid in ids]
     results = []
-    seen: dict[tuple[str, str, str, str], int] = {}  # results per node so far
-    for f in result.findings:
-        node = _node(f)
-        occurrence = seen[node] = seen.get(node, -1) + 1
+    for f, fp in fingerprinted(result.findings):
         message = f.message + (f" [{sanitize(f.tool, 80)}]" if f.tool else "")
         res: dict[str, Any] = {
             "ruleId": f.rule_id,
@@ -121,7 +104,7 @@ def render(result: Any, settings: Any) -> str:
                     else [],
                 }
             ],
-            "partialFingerprints": {"toolschemaLint/v1": fingerprint(f, occurrence)},
+            "partialFingerprints": {"toolschemaLint/v1": fp},
             "properties": {"pointer": f.pointer},
         }
         if not res["locations"][0]["logicalLocations"]:
