@@ -8,10 +8,9 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
-from ..text import dumps_safe
-from ..model import Finding, RuleMeta, Severity
+from ..model import RuleMeta, Severity
 from ..registry import catalog
-from ..text import sanitize
+from ..text import dumps_safe, sanitize
 from .fingerprint import fingerprinted
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
