@@ -125,6 +125,20 @@ def test_clash_findings_do_not_depend_on_the_order_of_files() -> None:
     assert len(seen) == 1 and len(next(iter(seen))) == 6
 
 
+def test_the_name_groups_are_worked_out_once_per_set_of_servers() -> None:
+    # TSL570 and TSL571 share one grouping of a run's tools; other servers get their own
+    from types import SimpleNamespace
+
+    from toolschema_lint.checks.security_capability import _by_skeleton
+
+    first = lint_sources([("a.json", _server("search")), ("b.json", _server("Search"))], select=["TSL570"]).servers
+    second = lint_sources([("c.json", _server("read_file")), ("d.json", _server("read_file"))], select=["TSL570"]).servers
+    ctx = SimpleNamespace(memo={})
+    groups = _by_skeleton(first, ctx)
+    assert _by_skeleton(first, ctx) is groups and [t.name for _i, t in groups["search"]] == ["search", "Search"]
+    assert [[t.name for _i, t in group] for group in _by_skeleton(second, ctx).values()] == [["read_file", "read_file"]]
+
+
 def test_another_server_is_named_by_its_name_and_its_file() -> None:
     # two versions of one server share their serverInfo name: the file tells them apart
     sources = [(f"fs@{v}.json", {"serverInfo": {"name": "filesystem", "version": v}, **_server("read_file")})

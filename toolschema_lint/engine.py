@@ -25,7 +25,7 @@ from .text import sanitize
 class Context:
     """What a check may look at besides its subject: options, the server, the run."""
 
-    __slots__ = ("meta", "options", "derived", "server", "servers", "settings", "tools_by_name")
+    __slots__ = ("meta", "options", "derived", "server", "servers", "memo", "settings", "tools_by_name")
 
     def __init__(self, meta: RuleMeta, options: dict[str, Any], settings: Settings):
         self.meta = meta
@@ -34,6 +34,7 @@ class Context:
         self.settings = settings
         self.server: Server | None = None
         self.servers: list[Server] = []
+        self.memo: dict[str, Any] = {}  # run scope: what one check works out from `servers` for the others
         self.tools_by_name: dict[str, list[Tool]] = {}
 
     def tools_for(self, exchange: Exchange) -> list[Tool]:
@@ -390,13 +391,16 @@ class Engine:
         if not docs or not self.by_scope["run"]:
             return
         by_doc: dict[int, tuple[Document, list[tuple[str, Hit]]]] = {}
+        shared: dict[str, Any] = {}
         for spec, ctx in self.by_scope["run"]:
-            ctx.servers = result.servers
+            ctx.servers, ctx.memo = result.servers, shared
             hits: list[Hit] = []
             try:
                 hits.extend(spec.fn(result.servers, ctx))
             except RecursionError:
                 self._gave_up(result.findings, spec.rule_id, docs[0], None)  # the hits before it still count
+            finally:
+                ctx.servers, ctx.memo = [], {}  # the servers are the run result's, not the engine's
             for hit in hits:
                 doc = _hit_document(hit, docs[0])
                 by_doc.setdefault(id(doc), (doc, []))[1].append((spec.rule_id, hit))

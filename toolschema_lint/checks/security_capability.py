@@ -230,7 +230,7 @@ _FETCH = re.compile(r"\b(?:fetch\w*|download\w*|navigat\w*|brows\w*|visit\w*|ope
 
 def open_world(tool: Tool) -> bool:
     """MCP tools reach the open world unless they say otherwise (openWorldHint defaults to true)."""
-    hint = _annotations(tool).get("openWorldHint")
+    hint = tool.hints.get("openWorldHint")
     return hint is True or (hint is None and tool.dialect == "mcp")
 
 
@@ -241,7 +241,7 @@ def unrestricted_url_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
             continue
         formed = leaf.get("format") in _URL_FORMATS or real_pattern(leaf.get("pattern"))
         why = "only its form is checked" if formed else "nothing constrains it"
-        if _annotations(tool).get("openWorldHint") is False:
+        if tool.hints.get("openWorldHint") is False:
             yield ctx.at(tool, "input_schema", *path, param=name, why=why + ", yet the tool claims openWorldHint: false")
         elif formed or open_world(tool):
             yield ctx.at(tool, "input_schema", *path, param=name, why=why, _severity=Severity.INFO)
@@ -581,13 +581,9 @@ def approval_signal(tool: Tool) -> bool | None:
     return found
 
 
-def _annotations(tool: Tool) -> dict:
-    return tool.annotations if isinstance(tool.annotations, dict) else {}
-
-
 def braked(tool: Tool, caps: frozenset[str] | None = None) -> bool:
     """Whether the tool declares it needs care: destructive, approval required, or (for sending) not read-only."""
-    ann = _annotations(tool)
+    ann = tool.hints
     if ann.get("destructiveHint") is True or approval_signal(tool) is True:
         return True
     if ann.get("readOnlyHint") is False:
@@ -598,7 +594,7 @@ def braked(tool: Tool, caps: frozenset[str] | None = None) -> bool:
 
 def marked_safe(tool: Tool, caps: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:
     """The explicit claim that disarms a client's brake on a risky tool: (claim, pointer tokens)."""
-    ann = _annotations(tool)
+    ann = tool.hints
     if ann.get("readOnlyHint") is True:
         return "readOnlyHint: true", ("annotations", "readOnlyHint")
     harmful = caps & {"delete", "pay", "execute"}
@@ -691,17 +687,24 @@ def server_label(server: Server) -> str:
     return server.key if name is None or name == server.key else f"{server.key} ('{name}')"
 
 
-def _by_skeleton(servers: list[Server]) -> dict[str, list[tuple[int, Tool]]]:
-    """Tools grouped by the skeleton of their name (`skeleton` is cached per name)."""
+_SKELETONS = "security_capability.skeletons"  # key of `_by_skeleton`'s answer in the run's memo
+
+
+def _by_skeleton(servers: list[Server], ctx: Any) -> dict[str, list[tuple[int, Tool]]]:
+    """Tools grouped by the skeleton of their name: worked out once per run, for TSL570 and TSL571."""
+    kept = ctx.memo.get(_SKELETONS)
+    if kept is not None and kept[0] is servers:
+        return kept[1]
     groups: dict[str, list[tuple[int, Tool]]] = {}
     for i, server in enumerate(servers):
         for tool in server.tools:
             if isinstance(tool.name, str) and tool.name:
                 groups.setdefault(skeleton(tool.name), []).append((i, tool))
+    ctx.memo[_SKELETONS] = (servers, groups)
     return groups
 
 
-def _clashes(servers: list[Server], exact: bool) -> Iterator[tuple[Tool, Tool, Server, int]]:
+def _clashes(servers: list[Server], ctx: Any, exact: bool) -> Iterator[tuple[Tool, Tool, Server, int]]:
     """(tool, clashing tool, that tool's server, how many more servers clash with `tool`): once per
     tool that clashes with tools of servers sorting after its own.
 
@@ -712,7 +715,7 @@ def _clashes(servers: list[Server], exact: bool) -> Iterator[tuple[Tool, Tool, S
     """
     if len(servers) < 2:
         return
-    for group in _by_skeleton(servers).values():
+    for group in _by_skeleton(servers, ctx).values():
         if len({i for i, _t in group}) < 2:
             continue
         group = sorted(group, key=lambda entry: servers[entry[0]].key)  # stable: a server's tools stay in order
@@ -733,7 +736,7 @@ def _more(n: int, what: str) -> str:
 
 @check("TSL570", scope="run")
 def tool_name_collision_across_servers(servers: list[Server], ctx: Any) -> Iterator[Hit]:
-    for tool, _other, server, more in _clashes(servers, exact=True):
+    for tool, _other, server, more in _clashes(servers, ctx, exact=True):
         yield ctx.at(tool, "name", server=server_label(server), more=_more(more, "by"))
 
 
@@ -750,7 +753,7 @@ def how_alike(name: str, other: str) -> str:
 
 @check("TSL571", scope="run")
 def lookalike_tool_name_across_servers(servers: list[Server], ctx: Any) -> Iterator[Hit]:
-    for tool, other, server, more in _clashes(servers, exact=False):
+    for tool, other, server, more in _clashes(servers, ctx, exact=False):
         yield ctx.at(tool, "name", other=other.name, server=server_label(server), how=how_alike(tool.name, other.name),
                      more=_more(more, "like names on"))
 
