@@ -141,6 +141,11 @@ class Tool:
     def display_name(self) -> str:
         return self.name if isinstance(self.name, str) else f"<tool #{self.index}>"
 
+    @property
+    def hints(self) -> dict:
+        """The MCP annotations object (`readOnlyHint`, `destructiveHint`, ...); {} when there is none."""
+        return self.annotations if isinstance(self.annotations, dict) else {}
+
     def slim(self) -> "Tool":
         """The tool as cross-server checks read it: name, title, description and where they are.
 

@@ -7,7 +7,7 @@ from typing import Any, Iterator
 from ..model import Hit, Tool
 from ..registry import check
 from ._schema_walk import is_object_schema, properties
-from .annotations import annotations, effect, verb
+from .annotations import effect, verb
 from .design import object_schemas, types_of, words
 
 LIST_VERBS = frozenset(("list", "search", "find", "query", "browse", "lookup", "grep", "explore"))
@@ -25,7 +25,7 @@ def _squash(name: str) -> str:
 
 
 def is_read_tool(tool: Tool) -> bool:
-    return annotations(tool).get("readOnlyHint") is True or effect(tool) == "read"
+    return tool.hints.get("readOnlyHint") is True or effect(tool) == "read"
 
 
 @check("TSL450")
