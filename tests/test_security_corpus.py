@@ -122,20 +122,41 @@ def test_capability_rules_survive_hostile_shapes() -> None:
     json.dumps([f.message for f in result.active()])  # messages are plain, printable strings
 
 
-def test_the_quick_string_pass_sees_every_string_the_located_walk_sees() -> None:
+def test_the_quick_string_pass_sees_every_string_the_located_walk_sees(monkeypatch) -> None:
     """`_scan` skips its located walk when a paths-free pass over the tool's strings finds nothing:
-    that pass must meet every string the walk meets, in every tool of the corpus (YAML aliases too)."""
-    from toolschema_lint.checks.security_text import _strings_only, tool_strings
+    that pass must meet every string the walk looks up, in every tool of the corpus (YAML aliases
+    too), and a scan that skips the walk must report what one that walks reports."""
+    from toolschema_lint.checks import security_text as st
     from toolschema_lint.loaders import Source, load_source
 
+    rules = frozenset(st._STRING_STEPS)
+    looked_up: list[str] = []
+    lookup = st._Plan.lookup
+
+    def recording(plan, text):
+        looked_up.append(text)
+        return lookup(plan, text)
+
+    def found(scanned):
+        return {rid: [(t.pointer, t.text, t.key, f) for t, f in hits] for rid, hits in scanned.items()}
+
     paths = [p for _f, p in MALICIOUS if p.is_file()] + CLEAN
-    seen = 0
+    seen = reported = 0
     for path in paths:
         for tool in load_source(Source(path, path.name)).tools:
-            if isinstance(tool.raw, (dict, list)):
-                assert {t.text for t in tool_strings(tool)} <= set(_strings_only(tool.raw) or ()), (path, tool.name)
-                seen += 1
-    assert seen > 50
+            if not isinstance(tool.raw, (dict, list)):
+                continue
+            quick = found(st._scan(tool, rules))
+            with monkeypatch.context() as m:
+                m.setattr(st, "_nothing_to_report", lambda raw, plan: False)
+                m.setattr(st._Plan, "lookup", recording)
+                looked_up.clear()
+                walked = found(st._scan(tool, rules))
+            assert looked_up and set(looked_up) <= set(st._strings_only(tool.raw) or ()), (path, tool.name)
+            assert quick == walked, (path, tool.name)
+            seen += 1
+            reported += bool(walked)
+    assert seen > 50 and 0 < reported < seen
 
 
 def test_broad_trigger_prefilter_agrees_with_the_full_pattern() -> None:

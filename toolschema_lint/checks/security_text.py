@@ -1,8 +1,8 @@
 """Security, text side (TSL501-TSL539): instructions aimed at the model, hidden content, leaks.
 
 Every string of a tool that a model may read is scanned: name, title, descriptions, enum values,
-defaults, examples, output schema, annotations, `_meta`, and object keys. `tool_strings` walks them
-once with their pointers; each rule runs its own detector over each string and reports at most one
+defaults, examples, output schema, annotations, `_meta`, and object keys. `_scan` walks them once
+for all the enabled rules; each rule runs its own detector over each string and reports at most one
 finding per string (the most severe match), quoting a short span around it. What a detector finds
 depends on the string alone, so a run scans each distinct string once (`_Plan`): tools repeat
 their descriptions, keys and enum values.
@@ -73,45 +73,13 @@ _SPACE = re.compile(r"\s")
 
 
 def _strings_base(tool: Tool) -> str:
-    """Pointer the paths of `tool_strings` are relative to: the tool object as written in the file
+    """Pointer the paths of `_scan`'s strings are relative to: the tool object as written in the file
     (for an OpenAI chat tool, the `{"type": "function", ...}` wrapper, not its `function`)."""
     raw, base = tool.raw, tool.pointer
     if tool.dialect == "openai-chat" and isinstance(raw, dict) and isinstance(raw.get("function"), dict) \
             and base.endswith("/function"):
         return base[: -len("/function")]
     return base
-
-
-def tool_strings(tool: Tool) -> Iterator[Text]:
-    """Every string value and object key of the tool's own definition, in document order.
-
-    Bounded in depth and count, safe on shared nodes (YAML aliases) and on non-dict values.
-    """
-    raw, base = tool.raw, _strings_base(tool)
-    if not isinstance(raw, (dict, list)):
-        if isinstance(tool.name, str):
-            yield Text(tool.ptr("name"), (), tool.name, False)
-        return
-    seen: set[int] = set()
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(raw, ())]
-    count = 0
-    while stack and count < MAX_STRINGS:
-        node, path = stack.pop()
-        if isinstance(node, str):
-            count += 1
-            yield Text(base, path, node, False)
-            continue
-        if not isinstance(node, (dict, list)) or id(node) in seen or len(path) > 2 * MAX_DEPTH:
-            continue
-        seen.add(id(node))
-        children = []
-        for k, v in (node.items() if isinstance(node, dict) else enumerate(node)):
-            if isinstance(k, str):
-                count += 1
-                yield Text(base, path + (k,), k, True)
-            if isinstance(v, (str, dict, list)):
-                children.append((v, path + (k,)))
-        stack.extend(reversed(children))
 
 
 # --------------------------------------------------------------------------------------------
@@ -1614,9 +1582,11 @@ def _nothing_to_report(raw: Any, plan: _Plan) -> bool:
 
 
 def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found]]]:
-    """`tool_strings` walked inline (same strings, same order, same bounds), each string looked up in
-    the plan's memo; a `Text` and its path are only built for a string that something was found in.
-    Rules that found nothing have no entry."""
+    """Every string value and object key of the tool's own definition, in document order, each
+    looked up in the plan's memo; a `Text` and its path are only built for a string that something
+    was found in. Rules that found nothing have no entry.
+
+    Bounded in depth and count, safe on shared nodes (YAML aliases) and on non-dict values."""
     plan = _plan(rules)
     if _nothing_to_report(tool.raw, plan):
         return {}
