@@ -133,9 +133,32 @@ def test_statistics_and_quiet(files) -> None:
     assert invoke("check", "good.json", "-q", "--select", "TSL2").output == ""
 
 
+def test_fix_hints_follow_a_rules_first_finding_in_each_file(files) -> None:
+    from toolschema_lint.registry import catalog
+
+    two = {"tools": [{**BAD["tools"][0], "name": "run"}, BAD["tools"][0]]}  # TSL201, TSL202 twice each
+    Path("two.json").write_text(json.dumps(two, indent=2))
+    args = ("check", "two.json", "bad.json", "--select", "TSL201,TSL202", "--no-color")
+    lines = invoke(*args).output.splitlines()
+    hint = {rid: f"    help: {catalog()[rid].hint}" for rid in ("TSL201", "TSL202")}
+    assert all(h.strip() != "help:" and len(h) > 20 for h in hint.values())
+    # bad.json (one finding of each) then two.json (two of each): one hint per rule and file
+    assert [ln for ln in lines if ln.startswith("    help:")] == [hint["TSL201"], hint["TSL202"]] * 2
+    first = next(i for i, ln in enumerate(lines) if ln.startswith("two.json") and "TSL201" in ln)
+    assert lines[first + 1] == hint["TSL201"]
+    later = [i for i, ln in enumerate(lines) if ln.startswith("two.json") and "TSL201" in ln][1]
+    assert not lines[later + 1].startswith("    help:")
+    quiet = invoke(*args, "--no-hints").output
+    assert "help:" not in quiet and quiet.count("TSL201") == 3
+    github = invoke("check", "bad.json", "--select", "TSL202", "--format", "github").output
+    assert github.strip().endswith("%0AFix: " + catalog()["TSL202"].hint.replace("%", "%25"))
+    assert "Fix:" not in invoke("check", "bad.json", "--select", "TSL202", "--format", "github", "--no-hints").output
+
+
 def test_rules_and_rule_commands() -> None:
     rules = json.loads(invoke("rules", "--format", "json").output)
-    assert {"id", "name", "severity", "tags", "summary"} <= set(rules[0])
+    assert {"id", "name", "severity", "tags", "summary", "fix"} <= set(rules[0])
+    assert all(r["fix"] and "\n" not in r["fix"] for r in rules)
     out = invoke("rule", "vague-tool-name").output
     assert "TSL202" in out and "Bad:" in out and "Good:" in out
     assert invoke("rule", "TSL202").output == out

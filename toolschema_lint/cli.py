@@ -235,6 +235,7 @@ def _gather_live(opts: dict[str, Any], settings: Settings | None = None,
 @click.option("--exit-zero", is_flag=True, default=None, help="Exit 0 even when there are findings.")
 @click.option("--statistics", is_flag=True, default=None, help="Print the number of findings per rule.")
 @click.option("-q", "--quiet", is_flag=True, default=None, help="Print findings only: no summary, nothing when all is well.")
+@click.option("--no-hints", "no_hints", is_flag=True, default=False, help="Leave out the fix hints of the text and github formats.")
 @click.option("--config", type=click.Path(dir_okay=False), default=None, help="Config file (default: nearest pyproject.toml [tool.toolschema-lint] or toolschema-lint.toml).")
 @click.option("--input-format", type=click.Choice(INPUT_FORMATS), default=None, help="Force the input dialect instead of detecting it.")
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
@@ -248,7 +249,7 @@ def _gather_live(opts: dict[str, Any], settings: Settings | None = None,
 @guarded
 def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
           severity_opts: tuple[str, ...], fail_on: str | None, fmt: str | None, output: str | None, exit_zero: bool | None,
-          statistics: bool | None, quiet: bool | None, config: str | None, input_format: str | None,
+          statistics: bool | None, quiet: bool | None, no_hints: bool, config: str | None, input_format: str | None,
           exclude: tuple[str, ...], explain: bool, color: bool | None, jobs: int | None = None, lock_file: str | None = None,
           baseline_file: str | None = None, write_baseline: str | None = None, **live_opts: Any) -> int:
     """Lint tool definition files and folders, and live MCP servers (--server, --url, --client-config)."""
@@ -268,6 +269,7 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         "exit_zero": exit_zero,
         "statistics": statistics,
         "quiet": quiet,
+        "hints": False if no_hints else None,
         "input_format": input_format,
         "exclude": list(exclude) or None,
         "jobs": jobs,
@@ -340,7 +342,7 @@ def rules_cmd(fmt: str, show_all: bool) -> int:
     if fmt == "json":
         say(json.dumps([
             {"id": m.id, "name": m.name, "severity": str(m.severity), "tags": m.tags, "summary": m.summary,
-             "default": m.default, "security_severity": m.security_severity}
+             "fix": m.hint, "default": m.default, "security_severity": m.security_severity}
             for m in rows
         ], indent=2, ensure_ascii=False))
     elif fmt == "markdown":
@@ -386,7 +388,7 @@ def rule_cmd(rule: str) -> int:
         "",
         "Why: " + " ".join(meta.rationale.split()),
         "",
-        "Fix: " + " ".join(meta.fix.split()),
+        "Fix: " + meta.hint,
     ]
     for kind in ("bad", "good"):
         if kind in meta.examples:

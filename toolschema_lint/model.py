@@ -98,6 +98,11 @@ class RuleMeta:
         return self.id[:4]
 
     @property
+    def hint(self) -> str:
+        """`fix` on one line, as the text and GitHub reports show it beside a finding."""
+        return " ".join(self.fix.split())
+
+    @property
     def is_security(self) -> bool:
         return "security" in self.tags
 

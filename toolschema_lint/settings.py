@@ -53,6 +53,7 @@ class Settings:
     exit_zero: bool = False
     statistics: bool = False
     quiet: bool = False
+    hints: bool = True  # the text and github formats show each rule's fix beside its findings
     input_format: str = "auto"
     exclude: list[str] = field(default_factory=list)
     max_file_size: int = 4 * 1024 * 1024

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import Severity
+from ..registry import catalog
 from ..text import sanitize
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -19,6 +20,7 @@ def _escape_prop(s: str) -> str:
 
 
 def render(result: Any, settings: Any) -> str:
+    rules = catalog() if getattr(settings, "hints", True) else {}
     lines = []
     for f in result.active():
         props = (
@@ -26,5 +28,7 @@ def render(result: Any, settings: Any) -> str:
             f"endLine={f.end_line},endColumn={f.end_column},title={_escape_prop(f.rule_id + ' ' + f.name)}"
         )
         tool = f" [{sanitize(f.tool)}]" if f.tool else ""
-        lines.append(f"::{_LEVEL[f.severity]} {props}::{_escape_data(f.message + tool)}")
+        meta = rules.get(f.rule_id)
+        fix = f"\nFix: {meta.hint}" if meta is not None and meta.hint else ""  # a second line of the annotation
+        lines.append(f"::{_LEVEL[f.severity]} {props}::{_escape_data(f.message + tool + fix)}")
     return "\n".join(lines) + ("\n" if lines else "")

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..model import Severity
+from ..registry import catalog
 from ..text import sanitize
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -45,12 +46,15 @@ def render(result: Any, settings: Any) -> str:
         soft_wrap=True,
     )
     active = result.active()
+    rules = catalog() if getattr(settings, "hints", True) else None
     current = None
+    hinted: set[str] = set()  # rules whose fix has been shown in the current file
     for f in active:
         if f.path != current:
             if current is not None:
                 console.print()
             current = f.path
+            hinted = set()
         line = Text()
         line.append(f"{sanitize(f.path, 400)}:{f.line}:{f.column}", style="bold")
         line.append("  ")
@@ -61,6 +65,11 @@ def render(result: Any, settings: Any) -> str:
             line.append("  ")
             line.append(f"[{sanitize(f.tool, 80)}]", style="dim")
         console.print(line)
+        if rules is not None and f.rule_id not in hinted:  # the fix, under a rule's first finding in a file
+            hinted.add(f.rule_id)
+            meta = rules.get(f.rule_id)
+            if meta is not None and meta.hint:
+                console.print(Text(f"    help: {meta.hint}", style="dim"))
     quiet = getattr(settings, "quiet", False)
     if getattr(settings, "statistics", False) and active:
         console.print()
