@@ -112,6 +112,23 @@ def test_fingerprints_are_the_sarif_ones(project) -> None:
     assert sum(i["check_name"].startswith("TSL701") for i in issues) == 2
 
 
+def test_a_baselined_finding_keeps_its_number_for_the_next_one(project) -> None:
+    # two TSL701 problems on one node, the first baselined: the second keeps SARIF's number 1
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"], "additionalProperties": False}
+    tool = {"name": "search", "description": "Search.", "inputSchema": schema, "input_examples": [{"page": 2}]}
+    Path("tools/ex.json").write_text(json.dumps({"tools": [tool]}))
+    args = ("check", "tools/ex.json", "--select", "TSL701")
+    invoke(*args, "--write-baseline", "b.json")
+    doc = json.loads(Path("b.json").read_text())
+    doc["findings"] = doc["findings"][:1]  # identical keys: it matches the first finding in report order
+    Path("b.json").write_text(json.dumps(doc))
+    issues = json.loads(invoke(*args, "--baseline", "b.json", "--format", "gitlab").stdout)
+    results = json.loads(invoke(*args, "--baseline", "b.json", "--format", "sarif").stdout)["runs"][0]["results"]
+    assert [("suppressions" in r) for r in results] == [True, False] and len(issues) == 1
+    assert issues[0]["fingerprint"] == results[1]["partialFingerprints"]["toolschemaLint/v1"]
+    assert issues[0]["fingerprint"] != results[0]["partialFingerprints"]["toolschemaLint/v1"]
+
+
 def test_clean_run_is_an_empty_array(project) -> None:
     res = invoke("check", "tools", "--select", "TSL103", "--ignore", "TSL103", "--format", "gitlab", "-o", "gl.json")
     assert res.exit_code == 0 and json.loads(Path("gl.json").read_text()) == []

@@ -139,6 +139,18 @@ def test_the_name_groups_are_worked_out_once_per_set_of_servers() -> None:
     assert [[t.name for _i, t in group] for group in _by_skeleton(second, ctx).values()] == [["read_file", "read_file"]]
 
 
+def test_one_run_groups_the_names_once_for_both_rules(monkeypatch) -> None:
+    from toolschema_lint.checks import security_capability
+
+    calls: list[str] = []
+    skeleton = security_capability.skeleton
+    monkeypatch.setattr(security_capability, "skeleton", lambda name: calls.append(name) or skeleton(name))
+    sources = [("a.json", _server("search", "read_file")), ("b.json", _server("Search", "readFile"))]
+    found = lint_sources(sources, select=["TSL570", "TSL571"]).active()
+    assert sorted(f.rule_id for f in found) == ["TSL571", "TSL571"]
+    assert sorted(calls) == sorted(["search", "read_file", "Search", "readFile"])  # each name once, not once per rule
+
+
 def test_another_server_is_named_by_its_name_and_its_file() -> None:
     # two versions of one server share their serverInfo name: the file tells them apart
     sources = [(f"fs@{v}.json", {"serverInfo": {"name": "filesystem", "version": v}, **_server("read_file")})

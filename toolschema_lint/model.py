@@ -147,8 +147,9 @@ class Tool:
         return self.name if isinstance(self.name, str) else f"<tool #{self.index}>"
 
     @property
-    def hints(self) -> dict:
-        """The MCP annotations object (`readOnlyHint`, `destructiveHint`, ...); {} when there is none."""
+    def annotation_map(self) -> dict:
+        """The MCP annotations object (`readOnlyHint`, `destructiveHint`, `title`, ...); {} when the tool
+        has none or it is not an object."""
         return self.annotations if isinstance(self.annotations, dict) else {}
 
     def slim(self) -> "Tool":

@@ -92,7 +92,7 @@ def effect(tool: Tool) -> str | None:
 
 def annotated(tool: Tool) -> bool:
     """Whether the tool declares a side-effect hint (MCP ToolAnnotations)."""
-    ann = tool.hints
+    ann = tool.annotation_map
     return "readOnlyHint" in ann or "destructiveHint" in ann
 
 
@@ -111,7 +111,7 @@ def write_tool_without_annotations(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 @check("TSL602")
 def contradictory_annotations(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    ann = tool.hints
+    ann = tool.annotation_map
     if ann.get("readOnlyHint") is not True:
         return
     if ann.get("destructiveHint") is True:
@@ -122,7 +122,7 @@ def contradictory_annotations(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 @check("TSL603")
 def annotation_contradicts_tool_name(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    ann = tool.hints
+    ann = tool.annotation_map
     names_verb = [w for w in words(tool.name) if _known(w)]
     v = verb(tool) if names_verb else None  # only the name is trusted here, not the description
     if v is None:
@@ -156,7 +156,7 @@ def unknown_annotation_key(tool: Tool, ctx: Any) -> Iterator[Hit]:
     if tool.dialect != "mcp":
         return
     lowered = {k.lower(): k for k in ANNOTATION_KEYS}
-    for key in tool.hints:
+    for key in tool.annotation_map:
         if not isinstance(key, str) or key in ANNOTATION_KEYS:
             continue
         guess = lowered.get(key.lower()) or next(iter(difflib.get_close_matches(key[:64], ANNOTATION_KEYS, 1, 0.75)), None)
@@ -167,7 +167,7 @@ def unknown_annotation_key(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 @check("TSL606")
 def read_tool_without_read_only_hint(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    if tool.dialect == "mcp" and "readOnlyHint" not in tool.hints and effect(tool) == "read":
+    if tool.dialect == "mcp" and "readOnlyHint" not in tool.annotation_map and effect(tool) == "read":
         yield where_annotations(tool, ctx, verb=verb(tool))
 
 
@@ -203,7 +203,7 @@ def is_write(tool: Tool) -> bool:
         return eff.strip().lower() not in READ_EFFECTS
     if isinstance(eff, bool):  # `side_effect: true`
         return eff
-    if tool.hints.get("readOnlyHint") is True:
+    if tool.annotation_map.get("readOnlyHint") is True:
         return False
     return effect(tool) in ("write", "destructive")
 
@@ -212,7 +212,7 @@ def is_high_risk(tool: Tool) -> bool:
     eff = risk_effect(tool)
     if isinstance(eff, str) and eff.strip().lower() in HIGH_RISK_EFFECTS:
         return True
-    ann = tool.hints
+    ann = tool.annotation_map
     if ann.get("readOnlyHint") is True or (isinstance(eff, str) and eff.strip().lower() in READ_EFFECTS):
         return False
     return ann.get("destructiveHint") is True or effect(tool) == "destructive"
@@ -249,7 +249,7 @@ def write_tool_without_approval_policy(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 @check("TSL614")
 def risk_effect_contradicts_annotations(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    eff, ann = risk_effect(tool), tool.hints
+    eff, ann = risk_effect(tool), tool.annotation_map
     if not tool.has_production_metadata or not isinstance(eff, str):
         return
     key = "effect" if "effect" in block(tool.risk) else "side_effect"
@@ -283,7 +283,7 @@ def retries(runtime: dict) -> bool:
 
 
 def is_idempotent(tool: Tool) -> bool:
-    ann = tool.hints
+    ann = tool.annotation_map
     if ann.get("readOnlyHint") is True or ann.get("idempotentHint") is True:
         return True
     if any(block(b).get("idempotent") is True for b in (tool.runtime, tool.risk, tool.policy)):

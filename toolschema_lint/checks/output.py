@@ -25,7 +25,7 @@ def _squash(name: str) -> str:
 
 
 def is_read_tool(tool: Tool) -> bool:
-    return tool.hints.get("readOnlyHint") is True or effect(tool) == "read"
+    return tool.annotation_map.get("readOnlyHint") is True or effect(tool) == "read"
 
 
 @check("TSL450")

@@ -230,7 +230,7 @@ _FETCH = re.compile(r"\b(?:fetch\w*|download\w*|navigat\w*|brows\w*|visit\w*|ope
 
 def open_world(tool: Tool) -> bool:
     """MCP tools reach the open world unless they say otherwise (openWorldHint defaults to true)."""
-    hint = tool.hints.get("openWorldHint")
+    hint = tool.annotation_map.get("openWorldHint")
     return hint is True or (hint is None and tool.dialect == "mcp")
 
 
@@ -241,7 +241,7 @@ def unrestricted_url_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
             continue
         formed = leaf.get("format") in _URL_FORMATS or real_pattern(leaf.get("pattern"))
         why = "only its form is checked" if formed else "nothing constrains it"
-        if tool.hints.get("openWorldHint") is False:
+        if tool.annotation_map.get("openWorldHint") is False:
             yield ctx.at(tool, "input_schema", *path, param=name, why=why + ", yet the tool claims openWorldHint: false")
         elif formed or open_world(tool):
             yield ctx.at(tool, "input_schema", *path, param=name, why=why, _severity=Severity.INFO)
@@ -583,7 +583,7 @@ def approval_signal(tool: Tool) -> bool | None:
 
 def braked(tool: Tool, caps: frozenset[str] | None = None) -> bool:
     """Whether the tool declares it needs care: destructive, approval required, or (for sending) not read-only."""
-    ann = tool.hints
+    ann = tool.annotation_map
     if ann.get("destructiveHint") is True or approval_signal(tool) is True:
         return True
     if ann.get("readOnlyHint") is False:
@@ -594,7 +594,7 @@ def braked(tool: Tool, caps: frozenset[str] | None = None) -> bool:
 
 def marked_safe(tool: Tool, caps: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:
     """The explicit claim that disarms a client's brake on a risky tool: (claim, pointer tokens)."""
-    ann = tool.hints
+    ann = tool.annotation_map
     if ann.get("readOnlyHint") is True:
         return "readOnlyHint: true", ("annotations", "readOnlyHint")
     harmful = caps & {"delete", "pay", "execute"}
