@@ -13,6 +13,7 @@ A name shared by many servers: one finding per tool, not one per pair of servers
 from __future__ import annotations
 
 import itertools
+import json
 
 from helpers import lint_data, lint_sources
 
@@ -90,6 +91,28 @@ def _server(*names: str) -> dict:
     return {"tools": [{"name": n, "description": "Search the index.", "inputSchema": SCHEMA} for n in names]}
 
 
+def test_only_a_tool_check_defers_and_nothing_carries_over(tmp_path) -> None:
+    # the deferral is settled per tool: a server-scope hit asking for it is reported as it is, on
+    # every server, and none waits to be settled against a later tool
+    from toolschema_lint.engine import Engine
+    from toolschema_lint.loaders import collect
+    from toolschema_lint.registry import CheckSpec
+    from toolschema_lint.settings import Settings, resolve
+
+    def per_server(server, ctx):
+        for tool in server.tools:
+            yield ctx.at(tool, "name", name=tool.name, _unless=("TSL201", True))
+
+    for key in "ab":
+        (tmp_path / f"{key}.json").write_text(json.dumps(_server("run")))
+    engine = Engine(resolve(Settings(select=["TSL201", "TSL202"], jobs=1)))
+    spec, ctx = next(entry for entry in engine.by_scope["tool"] if entry[0].rule_id == "TSL202")
+    engine.by_scope["tool"].remove((spec, ctx))
+    engine.by_scope["server"].append((CheckSpec("TSL202", per_server, "server"), ctx))
+    found = engine.run(collect([str(tmp_path / "a.json"), str(tmp_path / "b.json")])).active()
+    assert sorted((f.rule_id, f.path[-6:]) for f in found) == [("TSL202", "a.json"), ("TSL202", "b.json")]
+
+
 def test_a_name_on_four_servers_gives_three_findings_not_six() -> None:
     sources = [(f"{key}.json", _server("search")) for key in "dbca"]  # given out of order
     found = lint_sources(sources, select=["TSL570"]).active()
@@ -125,21 +148,8 @@ def test_clash_findings_do_not_depend_on_the_order_of_files() -> None:
     assert len(seen) == 1 and len(next(iter(seen))) == 6
 
 
-def test_the_name_groups_are_worked_out_once_per_set_of_servers() -> None:
-    # TSL570 and TSL571 share one grouping of a run's tools; other servers get their own
-    from types import SimpleNamespace
-
-    from toolschema_lint.checks.security_capability import _by_skeleton
-
-    first = lint_sources([("a.json", _server("search")), ("b.json", _server("Search"))], select=["TSL570"]).servers
-    second = lint_sources([("c.json", _server("read_file")), ("d.json", _server("read_file"))], select=["TSL570"]).servers
-    ctx = SimpleNamespace(memo={})
-    groups = _by_skeleton(first, ctx)
-    assert _by_skeleton(first, ctx) is groups and [t.name for _i, t in groups["search"]] == ["search", "Search"]
-    assert [[t.name for _i, t in group] for group in _by_skeleton(second, ctx).values()] == [["read_file", "read_file"]]
-
-
 def test_one_run_groups_the_names_once_for_both_rules(monkeypatch) -> None:
+    # and the next run groups its own servers' names (each run has its own memo)
     from toolschema_lint.checks import security_capability
 
     calls: list[str] = []
@@ -149,6 +159,9 @@ def test_one_run_groups_the_names_once_for_both_rules(monkeypatch) -> None:
     found = lint_sources(sources, select=["TSL570", "TSL571"]).active()
     assert sorted(f.rule_id for f in found) == ["TSL571", "TSL571"]
     assert sorted(calls) == sorted(["search", "read_file", "Search", "readFile"])  # each name once, not once per rule
+    calls.clear()
+    again = lint_sources([("c.json", _server("fetch")), ("d.json", _server("fetch"))], select=["TSL570", "TSL571"])
+    assert [f.rule_id for f in again.active()] == ["TSL570"] and calls == ["fetch", "fetch"]
 
 
 def test_another_server_is_named_by_its_name_and_its_file() -> None:

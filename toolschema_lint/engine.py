@@ -105,7 +105,6 @@ class Engine:
         self.contexts: dict[str, Context] = {}
         self._cross_server = False  # set per run: several servers, and a cross-server rule enabled
         self.prepare = prepare  # a reporter's, run on the findings of each server linted in a worker process
-        self._yielded: list[tuple[tuple[str, bool], Finding]] = []  # one tool's findings left to another rule
         self.by_scope: dict[str, list[tuple[CheckSpec, Context]]] = {"tool": [], "server": [], "run": [], "result": []}
         for rid in sorted(settings.enabled):
             spec = checks.get(rid)
@@ -160,36 +159,40 @@ class Engine:
                     return True
         return False
 
-    def _emit(self, out: list[Finding], rule_id: str, hits: Iterable[Hit], doc: Document, tool: Tool | None) -> None:
+    def _emit(self, out: list[Finding], rule_id: str, hits: Iterable[Hit], doc: Document, tool: Tool | None,
+              deferred: list[tuple[tuple[str, bool], Finding]] | None = None) -> None:
+        """Build, suppress and collect the findings of `hits`. A tool check's hit with `_unless` goes to
+        `deferred`, for `_settle` once the tool's checks have run; other scopes report it plainly."""
         try:
             for hit in hits:
                 f = self.finding(rule_id, hit, doc, tool)
                 if f is not None and not self._suppressed(f):
-                    unless = hit.args.get("_unless")
+                    unless = hit.args.get("_unless") if deferred is not None else None
                     if unless is None:
                         out.append(f)
                     else:
-                        self._yielded.append((unless, f))
+                        deferred.append((unless, f))
         except RecursionError:
             self._gave_up(out, rule_id, doc, tool)
 
-    def _settle(self, out: list[Finding], start: int) -> None:
+    @staticmethod
+    def _settle(out: list[Finding], start: int, deferred: list[tuple[tuple[str, bool], Finding]]) -> None:
         """Findings a tool check left to a more fitting rule (hit arg `_unless`: (rule id, same node)):
         each is kept only if that rule reported nothing on the tool (with same node: nothing at the
         finding's node or inside it), among the tool's findings from `start` on. A finding suppressed
         inline or ignored in config is not reported, so the defect then stays with the first rule;
-        a baselined one is."""
+        a baselined one is. Empties `deferred`."""
         reported: dict[str, list[str]] = {}
         for f in out[start:]:
             reported.setdefault(f.rule_id, []).append(f.pointer)
-        for (rule_id, same_node), f in self._yielded:
+        for (rule_id, same_node), f in deferred:
             pointers = reported.get(rule_id)
             if pointers and same_node:
                 inside = f.pointer + "/"
                 pointers = [p for p in pointers if p == f.pointer or p.startswith(inside)]
             if not pointers:
                 out.append(f)
-        self._yielded.clear()
+        deferred.clear()
 
     def _gave_up(self, out: list[Finding], rule_id: str, doc: Document, tool: Tool | None) -> None:
         f = self.finding("TSL008", Hit(pointer=tool.pointer if tool else "", args={"detail": f"{rule_id} gave up on nesting"}), doc, tool)
@@ -208,6 +211,7 @@ class Engine:
         out = GroupOutput(server=Server(key=key))
         server, findings = out.server, out.findings
         tool_checks = self.by_scope["tool"]
+        deferred: list[tuple[tuple[str, bool], Finding]] = []  # one tool's findings left to another rule
         for src in srcs:
             try:
                 doc = load_source(src, self.settings.input_format, self.settings.max_file_size)
@@ -230,9 +234,9 @@ class Engine:
                 server.tools.append(tool)
                 start = len(findings)
                 for spec, ctx in tool_checks:
-                    self._emit(findings, spec.rule_id, spec.fn(tool, ctx), doc, tool)
-                if self._yielded:
-                    self._settle(findings, start)
+                    self._emit(findings, spec.rule_id, spec.fn(tool, ctx), doc, tool, deferred)
+                if deferred:
+                    self._settle(findings, start, deferred)
         for spec, ctx in self.by_scope["server"]:
             ctx.server = server
             if server.documents:

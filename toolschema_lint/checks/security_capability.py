@@ -692,15 +692,13 @@ _SKELETONS = "security_capability.skeletons"  # key of `_by_skeleton`'s answer i
 
 def _by_skeleton(servers: list[Server], ctx: Any) -> dict[str, list[tuple[int, Tool]]]:
     """Tools grouped by the skeleton of their name: worked out once per run, for TSL570 and TSL571."""
-    kept = ctx.memo.get(_SKELETONS)
-    if kept is not None and kept[0] is servers:
-        return kept[1]
-    groups: dict[str, list[tuple[int, Tool]]] = {}
-    for i, server in enumerate(servers):
-        for tool in server.tools:
-            if isinstance(tool.name, str) and tool.name:
-                groups.setdefault(skeleton(tool.name), []).append((i, tool))
-    ctx.memo[_SKELETONS] = (servers, groups)
+    groups = ctx.memo.get(_SKELETONS)
+    if groups is None:  # the memo is the run's (`Engine._run_checks`): these are its servers
+        groups = ctx.memo[_SKELETONS] = {}
+        for i, server in enumerate(servers):
+            for tool in server.tools:
+                if isinstance(tool.name, str) and tool.name:
+                    groups.setdefault(skeleton(tool.name), []).append((i, tool))
     return groups
 
 
