@@ -216,6 +216,18 @@ def test_one_closed_pipe_for_both_streams_keeps_the_exit_code(files) -> None:
     assert proc.wait() == 2
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["check", "bad.json", "--format", "json"], ["check", "bad.json", "-o", "/dev/full"],
+                                  ["check", "bad.json", "-o", "no/such/folder/r.json"], ["rules"], ["--version"]])
+def test_a_report_that_cannot_be_written_is_an_error_not_a_crash(files, args) -> None:
+    # a full disk (`> /dev/full`, `-o /dev/full`) or a missing folder: exit 2 with the reason
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "toolschema_lint", *args], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("toolschema-lint: error: could not write the output: "), proc.stderr
+    assert "Traceback" not in proc.stderr and "internal" not in proc.stderr
+
+
 def test_streams_closed_at_start_are_no_crash(files) -> None:
     # `toolschema-lint rules >&-`: Python starts with sys.stdout None
     proc = subprocess.run(f"{sys.executable} -m toolschema_lint rules >&-", shell=True, capture_output=True, text=True)

@@ -1,4 +1,5 @@
-"""Command line: click only. Options become a `Settings`; the work happens in `run()`."""
+"""Command line: click only. Options become a `Settings`, `engine.lint` does the work, a reporter
+writes it; `run()` is the console script around it all."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ from .settings import ConfigError, Settings, apply_config, config_table, find_co
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
+class OutputError(Exception):
+    """The report or listing could not be written (a full disk, a missing folder for `-o`)."""
+
+
 def _split(values: tuple[str, ...]) -> list[str]:
     return [v.strip() for item in values for v in item.split(",") if v.strip()]
 
@@ -33,6 +38,9 @@ def guarded(fn: Callable[..., int]) -> Callable[..., None]:
             code = fn(*args, **kwargs)
         except (ConfigError, InputError) as e:
             note(f"toolschema-lint: error: {e}")
+            code = EXIT_USAGE
+        except OutputError as e:
+            note(f"toolschema-lint: error: could not write the output: {e}")
             code = EXIT_USAGE
         except click.exceptions.Exit:
             raise
@@ -75,14 +83,13 @@ def run() -> None:
         main()
         code: int = 0
     except SystemExit as e:
-        if isinstance(e.code, int) or e.code is None:
-            code = e.code or 0
-        else:  # sys.exit("message"): printed, status 1
-            if sys.stderr is not None:
-                note(str(e.code))
-            code = 1
+        code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
     except KeyboardInterrupt:  # before a command started (the commands report their own)
         code = 130
+    except OSError as e:  # click's own output (--help, --version) could not be written
+        if not isinstance(e, BrokenPipeError):
+            note(f"toolschema-lint: error: could not write the output: {e.strerror or e}")
+        code = EXIT_USAGE
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:  # None: the descriptor was closed when the program started
@@ -129,30 +136,40 @@ def emit(text: str | Iterable[str], output: str | None) -> None:
     """Write a report (a string, or chunks of one) to `output` or stdout."""
     chunks = [text] if isinstance(text, str) else text
     if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.writelines(chunks)
-    else:
         try:
-            for chunk in chunks:
-                click.echo(chunk, nl=False)
-        except BrokenPipeError:  # the reader went away (`| head`): the command ends with its own exit code
-            _discard(sys.stdout)
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.writelines(chunks)
+        except OSError as e:
+            raise OutputError(f"{output}: {e.strerror or e}") from None
+    else:
+        for chunk in chunks:
+            if not _echo(chunk, nl=False):
+                break
 
 
 def say(text: str, nl: bool = True) -> None:
-    """A line of a listing on stdout; a reader that went away does not stop the command."""
-    try:
-        click.echo(text, nl=nl)
-    except BrokenPipeError:
-        _discard(sys.stdout)
+    """A line of a listing on stdout."""
+    _echo(text, nl=nl)
 
 
 def note(text: str) -> None:
-    """A message on stderr; a reader that went away (`|& head`) does not stop the command."""
+    """A message on stderr."""
+    _echo(text, err=True)
+
+
+def _echo(text: str, nl: bool = True, err: bool = False) -> bool:
+    """`click.echo`; False when the reader went away (`| head`, `|& head`): the rest of that stream
+    goes nowhere and the command ends with its own exit code. Another failure to write stdout (a
+    full disk) is an `OutputError`; on stderr there is nowhere left to say so."""
     try:
-        click.echo(text, err=True)
+        click.echo(text, nl=nl, err=err)
+        return True
     except BrokenPipeError:
-        _discard(sys.stderr)
+        _discard(sys.stderr if err else sys.stdout)
+    except OSError as e:
+        if not err:
+            raise OutputError(e.strerror or str(e)) from None
+    return False
 
 
 def _discard(stream: Any) -> None:
