@@ -44,3 +44,12 @@ def preparer(name: str) -> Callable | None:
     """The format's `prepare(findings)`, which encodes findings where they are made (in worker
     processes), or None when the format has none."""
     return getattr(_module(name), "prepare", None)
+
+
+def fix_hints(settings: Any) -> dict[str, str]:
+    """Rule id -> its fix on one line, for the reports that show it beside findings; {} with --no-hints."""
+    if not getattr(settings, "hints", True):
+        return {}
+    from ..registry import catalog
+
+    return {rid: meta.hint for rid, meta in catalog().items() if meta.hint}

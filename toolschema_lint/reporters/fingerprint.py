@@ -15,18 +15,12 @@ from collections.abc import Iterable, Iterator
 from ..model import Finding
 
 
-def fingerprint(f: Finding, occurrence: int = 0) -> str:
-    """32 hex digits of the finding's identity; `occurrence` counts earlier findings on its node."""
-    key = "\x1f".join((f.rule_id, f.path, f.pointer, f.tool or ""))
-    if occurrence:
-        key += f"\x1f{occurrence}"
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
 def fingerprinted(findings: Iterable[Finding]) -> Iterator[tuple[Finding, str]]:
-    """Each finding, in order, with its fingerprint."""
+    """Each finding, in order, with its fingerprint: 32 hex digits of its rule, file, JSON Pointer and
+    tool, and of how many findings on that node came before it (when any did)."""
     seen: dict[tuple[str, str, str, str], int] = {}  # findings per node so far
     for f in findings:
         node = (f.rule_id, f.path, f.pointer, f.tool or "")
         occurrence = seen[node] = seen.get(node, -1) + 1
-        yield f, fingerprint(f, occurrence)
+        key = "\x1f".join(node) + (f"\x1f{occurrence}" if occurrence else "")
+        yield f, hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]

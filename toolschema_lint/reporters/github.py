@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import Severity
-from ..registry import catalog
+from . import fix_hints
 from ..text import sanitize
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -20,7 +20,7 @@ def _escape_prop(s: str) -> str:
 
 
 def render(result: Any, settings: Any) -> str:
-    rules = catalog() if getattr(settings, "hints", True) else {}
+    hints = fix_hints(settings)
     lines = []
     for f in result.active():
         props = (
@@ -28,7 +28,6 @@ def render(result: Any, settings: Any) -> str:
             f"endLine={f.end_line},endColumn={f.end_column},title={_escape_prop(f.rule_id + ' ' + f.name)}"
         )
         tool = f" [{sanitize(f.tool)}]" if f.tool else ""
-        meta = rules.get(f.rule_id)
-        fix = f"\nFix: {meta.hint}" if meta is not None and meta.hint else ""  # a second line of the annotation
+        fix = f"\nFix: {hints[f.rule_id]}" if f.rule_id in hints else ""  # a second line of the annotation
         lines.append(f"::{_LEVEL[f.severity]} {props}::{_escape_data(f.message + tool + fix)}")
     return "\n".join(lines) + ("\n" if lines else "")

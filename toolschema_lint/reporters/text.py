@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..model import Severity
-from ..registry import catalog
+from . import fix_hints
 from ..text import sanitize
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -46,7 +46,7 @@ def render(result: Any, settings: Any) -> str:
         soft_wrap=True,
     )
     active = result.active()
-    rules = catalog() if getattr(settings, "hints", True) else None
+    hints = fix_hints(settings)
     current = None
     hinted: set[str] = set()  # rules whose fix has been shown in the current file
     for f in active:
@@ -65,11 +65,9 @@ def render(result: Any, settings: Any) -> str:
             line.append("  ")
             line.append(f"[{sanitize(f.tool, 80)}]", style="dim")
         console.print(line)
-        if rules is not None and f.rule_id not in hinted:  # the fix, under a rule's first finding in a file
+        if f.rule_id in hints and f.rule_id not in hinted:  # the fix, under a rule's first finding in a file
             hinted.add(f.rule_id)
-            meta = rules.get(f.rule_id)
-            if meta is not None and meta.hint:
-                console.print(Text(f"    help: {meta.hint}", style="dim"))
+            console.print(Text(f"    help: {hints[f.rule_id]}", style="dim"))
     quiet = getattr(settings, "quiet", False)
     if getattr(settings, "statistics", False) and active:
         console.print()
