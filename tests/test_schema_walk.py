@@ -128,3 +128,16 @@ def test_vague_name_deny_list_follows_each_runs_option() -> None:
     deny.append("EXECUTE")  # the same list, changed in place between two runs of one process
     again = lint_data(data, select=["TSL202"], rules={"vague-tool-name": {"deny": deny}})
     assert sorted(f.tool for f in again.findings) == ["execute", "get_weather"]
+
+
+def test_references_are_followed_however_they_are_written() -> None:
+    """`reachable` (TSL404 and the other shape rules) resolves a `$ref` as the `$ref` rules do: a
+    percent-encoded pointer and an anchor reach the definition, and an unresolvable one nothing."""
+    from helpers import lint_data
+
+    defs = {"My Opts": {"$anchor": "opts", "type": "object", "properties": {"limit": {"type": "integer"}}}}
+    for ref, found in (("#/$defs/My%20Opts", 1), ("#/$defs/My Opts", 1), ("#opts", 1), ("#/$defs/Other", 0)):
+        schema = {"type": "object", "properties": {"o": {"$ref": ref}}, "$defs": defs}
+        tool = {"name": "list_items", "description": "List items.", "inputSchema": schema}
+        hits = lint_data({"tools": [tool]}, select=["TSL404"]).active()
+        assert [f.pointer for f in hits] == ["/tools/0/inputSchema/$defs/My Opts/properties/limit"] * found, ref

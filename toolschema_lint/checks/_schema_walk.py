@@ -136,7 +136,7 @@ def properties(schema: Any) -> dict[str, Any]:
 
 
 def object_schemas(schema: Any) -> list[tuple[tuple[str | int, ...], dict]]:
-    """Every object-typed (sub)schema (kept like `walk`'s answer: a dozen checks ask for it)."""
+    """Every object-typed (sub)schema: part of `walk`'s cached answer (a dozen checks ask for it)."""
     return walk(schema).objects
 
 

@@ -6,9 +6,9 @@ import re
 from functools import lru_cache
 from typing import Any, Iterator
 
-from ..model import Hit, Severity, Tool, unescape_pointer_token
+from ..model import Hit, Severity, Tool
 from ..registry import check
-from ._schema_walk import children, is_object_schema, leaf, properties, walk
+from ._schema_walk import children, is_object_schema, leaf, properties, resolve_local, walk
 
 MAX_NAME = 200  # longer names are not words anyone reads; cap before tokenizing
 MAX_DESC = 4000
@@ -70,22 +70,6 @@ DEF_KEYS = ("$defs", "definitions")
 MAX_NODES = 50_000
 
 
-def _resolve(root: dict, ref: str) -> tuple[tuple, Any]:
-    """Target of a local JSON-pointer `$ref` (`#/$defs/x`) inside `root`, with its pointer tokens."""
-    node: Any = root
-    path: list[str | int] = []
-    for tok in ref[2:].split("/")[:64]:
-        tok = unescape_pointer_token(tok)
-        if isinstance(node, dict) and tok in node:
-            node = node[tok]
-        elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):
-            node, tok = node[int(tok)], int(tok)
-        else:
-            return (), None
-        path.append(tok)
-    return tuple(path), node
-
-
 def reachable(schema: Any) -> Iterator[tuple[tuple, dict]]:
     """Every (sub)schema an argument can meet: the tree below the root, and the definitions that
     local `$ref`s reach (transitively), each node once. Unused definitions are not visited, so a
@@ -102,9 +86,9 @@ def reachable(schema: Any) -> Iterator[tuple[tuple, dict]]:
         seen.add(id(node))
         yield path, node
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/"):
-            target_path, target = _resolve(schema, ref)
-            if isinstance(target, dict):
+        if isinstance(ref, str) and ref.startswith("#"):
+            found, target, target_path = resolve_local(schema, ref)
+            if found and isinstance(target, dict):
                 stack.append((target_path, target))
         if leaf(node):
             continue
@@ -114,7 +98,8 @@ def reachable(schema: Any) -> Iterator[tuple[tuple, dict]]:
 
 
 class Shape:
-    """One pass over a schema: its reachable object schemas, their properties, and its arrays."""
+    """A schema's reachable object schemas, their properties, and its arrays: from the shared walk
+    when it is plain, else by following references (`reachable`)."""
 
     __slots__ = ("objects", "params", "arrays")
 

@@ -78,12 +78,14 @@ def description_too_short(tool: Tool, ctx: Any) -> Iterator[Hit]:
         return  # TSL201
     cjk = cjk_count(desc)
     words = len(_WORD.findall(_CJK.sub(" ", desc) if cjk else desc))
-    # a short description that only restates the name is TSL209's to report, when it does
     if cjk and cjk >= words:
-        if cjk + words < ctx.options.get("min_cjk_chars", 6):
-            yield ctx.at(tool, "description", size=f"{cjk + words} characters", _unless=("TSL209", True))
-    elif words < ctx.options.get("min_words", 3):
-        yield ctx.at(tool, "description", size=f"{words} word{'s' if words != 1 else ''}", _unless=("TSL209", True))
+        short = cjk + words < ctx.options.get("min_cjk_chars", 6)
+        size = f"{cjk + words} characters"
+    else:
+        short = words < ctx.options.get("min_words", 3)
+        size = f"{words} word{'s' if words != 1 else ''}"
+    if short:  # a short description that only restates the name is TSL209's to report, when it does
+        yield ctx.at(tool, "description", size=size, _unless=("TSL209", True))
 
 
 _WHEN_NOT = re.compile(
