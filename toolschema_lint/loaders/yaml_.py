@@ -24,6 +24,7 @@ from .problem import SourceProblem
 
 MAX_NODES = 2_000_000  # expanded node count above which aliases are treated as a bomb
 MAX_DEPTH = 100
+_DEPTH_LIMIT = re.compile(r"nesting depth|too deep|nesting level", re.IGNORECASE)  # a parser's own depth limit
 
 
 class YamlProblem(SourceProblem):
@@ -167,6 +168,10 @@ def load_yaml(text: str) -> tuple[list[Any], list[Any], list[tuple[str, int, int
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        if _DEPTH_LIMIT.search(str(e.problem or "")):
+            # libyaml 0.2.5 and later stop at their own nesting limit before our builder sees the
+            # tree: the verdict is still ours (TSL008), whichever parser version is installed
+            raise YamlProblem("TSL008", f"nesting deeper than {MAX_DEPTH} levels", line, col) from None
         msg = " ".join(str(x) for x in (e.context, e.problem) if x)
         raise YamlProblem("TSL001", f"invalid YAML: {msg}", line, col) from None
     except yaml.YAMLError as e:
