@@ -179,8 +179,32 @@ def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str,
         return "outbound" if outbound else "url"
     content = head.startswith("file") and (_CONTENT.search(pdesc) or leaf.get("contentEncoding"))  # file bytes, not a path
     if head in _PATH_HEADS and not set(ws) & _NOT_FS and not set(sibling_names) & _REMOTE_SIBLINGS and not content:
-        return "path"
-    return None
+        return "overwrite" if _described(pdesc) == "overwrite" else "path"
+    # whatever the parameter is called, its description may say what is done with the value (unless a
+    # pattern or a format already narrows it)
+    if real_pattern(leaf.get("pattern")) or leaf.get("format") not in (None, *_URL_FORMATS):
+        return None
+    return _described(pdesc)
+
+
+@per_tool
+def _states_read_only(tool: Tool) -> bool:
+    """Whether the tool's description says its queries run read-only (a replica, a read-only role)."""
+    from ..analysis.text import analyse
+
+    desc = _text(tool.description)
+    return bool(desc) and any("READONLY" in t.classes for t in analyse(desc[:20_000]).tags)
+
+
+def _described(pdesc: str) -> str | None:
+    """The capability a parameter's description reveals (`toolschema_lint.analysis`), in any language
+    of the lexicons: command | sql | url | internal | outbound | overwrite | None."""
+    if not pdesc.strip():
+        return None
+    from ..analysis.intents import described_capability
+
+    found = described_capability(pdesc.strip())
+    return found[0] if found else None
 
 
 @per_tool
@@ -220,7 +244,11 @@ def unbounded_command_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
 def unbounded_sql_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for path, name, leaf, kind in _kinds(tool):
         if kind == "sql" and not real_pattern(leaf.get("pattern")):
-            yield ctx.at(tool, "input_schema", *path, param=name, **_gated(tool))
+            # a query tool whose description says the queries run read-only (a replica, a read-only role)
+            # still takes any query, but cannot change data: info, as behind a brake. readOnlyHint alone
+            # is a claim, not a description of how that is enforced
+            ro = _states_read_only(tool)
+            yield ctx.at(tool, "input_schema", *path, param=name, **({"_severity": Severity.INFO} if ro else _gated(tool)))
 
 
 _FETCH = re.compile(r"\b(?:fetch\w*|download\w*|navigat\w*|brows\w*|visit\w*|open\w*|load\w*|crawl\w*|scrap\w*"
@@ -237,6 +265,10 @@ def open_world(tool: Tool) -> bool:
 @check("TSL542")
 def unrestricted_url_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for path, name, leaf, kind in _kinds(tool):
+        if kind == "internal" and not host_pinned(leaf):  # the description says it reaches internal hosts or files
+            yield ctx.at(tool, "input_schema", *path, param=name, why="its description says it reaches internal "
+                         "hosts, local files or any scheme")
+            continue
         if kind != "url" or host_pinned(leaf) or not _FETCH.search(_desc(leaf) + " " + tool_text(tool)):
             continue
         formed = leaf.get("format") in _URL_FORMATS or real_pattern(leaf.get("pattern"))
@@ -253,6 +285,10 @@ def unrestricted_url_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
 def unconstrained_path_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     caps = capabilities(tool)
     for path, name, leaf, kind in _kinds(tool):
+        if kind == "overwrite" and not real_pattern(leaf.get("pattern")):
+            yield ctx.at(tool, "input_schema", *path, param=name, why=", and an existing file there is overwritten",
+                         **({} if braked(tool, caps) else {"_severity": Severity.WARNING}))
+            continue
         if kind != "path" or real_pattern(leaf.get("pattern")):
             continue
         wide = _ANYWHERE.search(_desc(leaf) + " " + _text(tool.description))
@@ -555,6 +591,8 @@ def capabilities(tool: Tool) -> frozenset[str]:
             caps.discard("send")  # `update_email_settings`, `create_post`, `port_forward`: no message leaves
     desc = _text(tool.description)
     caps |= {cap for cap, rx in _CAP_DESC.items() if rx.search(desc)}
+    if "execute" not in caps and any(kind == "command" for _p, _n, _l, kind in _kinds(tool)):
+        caps.add("execute")  # a parameter whose value is run as code or a command
     return frozenset(caps)
 
 

@@ -1089,6 +1089,10 @@ def detect_encoded(text: str) -> Found | None:
         for det in (detect_override, detect_concealment, detect_priority, detect_markup, detect_capture, detect_shadowing):
             if det(decoded):
                 return Found(quote(decoded, 0, len(decoded)), kind)
+        from ..analysis.intents import analyse_decoded
+
+        if analyse_decoded(decoded):
+            return Found(quote(decoded, 0, len(decoded)), kind)
         f = detect_sensitive_file(decoded)
         if f and f.severity is ERROR:
             return Found(quote(decoded, 0, len(decoded)), kind)
@@ -1134,6 +1138,7 @@ def detect_markdown_url(text: str) -> Found | None:
 
 _KEYS = Alternatives([
     (r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])", "AWS access key id", None),
+    (r"(?:AKIA|ASIA)[A-Z0-9]{12,20}(?![A-Za-z0-9])", "AWS access key id (malformed)", WARNING),
     (r"(?i:aws_?secret(?:_access)?_?key)[\"']?\s{0,3}[:=]\s{0,3}[\"']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])",
      "AWS secret key", None),
     (r"gh[pousr]_[A-Za-z0-9]{36,255}(?!\w)", "GitHub token", None),
@@ -1144,24 +1149,34 @@ _KEYS = Alternatives([
     (r"xox[abposre]-(?:\d{1,20}-)?[0-9A-Za-z\-]{10,512}", "Slack token", None),
     (r"https://hooks\.slack\.com/services/T[A-Z0-9]{6,512}/B[A-Z0-9]{6,512}/[A-Za-z0-9]{16,512}", "Slack webhook URL", None),
     (r"AIza[0-9A-Za-z_\-]{35}(?![\w-])", "Google API key", None),
+    (r"AIza[0-9A-Za-z_\-]{28,45}(?![\w-])", "Google API key (malformed)", WARNING),
     (r"ya29\.[0-9A-Za-z_\-]{30,512}", "Google OAuth token", None),
     (r"(?:sk|rk)_live_[0-9A-Za-z]{16,512}", "Stripe live key", None),
     (r"(?:sk|rk)_test_[0-9A-Za-z]{16,512}", "Stripe test key", WARNING),
     (r"whsec_[0-9A-Za-z]{24,512}", "Stripe webhook secret", None),
     (r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![\w-])", "SendGrid API key", None),
+    (r"SG\.[A-Za-z0-9_\-]{16,30}\.[A-Za-z0-9_\-]{30,60}(?![\w-])", "SendGrid API key (malformed)", WARNING),
     (r"SK[0-9a-f]{32}(?![0-9a-zA-Z])", "Twilio API key", None),
+    (r"SK[0-9a-f]{28,36}(?![0-9a-zA-Z])", "Twilio API key (malformed)", WARNING),
     (r"npm_[A-Za-z0-9]{36}(?!\w)", "npm token", None),
+    (r"npm_[A-Za-z0-9]{28,44}(?!\w)", "npm token (malformed)", WARNING),
     (r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,512}", "PyPI token", None),
     (r"hf_[A-Za-z0-9]{34,512}(?!\w)", "Hugging Face token", None),
     (r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?!\w)", "Shopify token", None),
+    (r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{26,40}(?!\w)", "Shopify token (malformed)", WARNING),
     (r"dop_v1_[a-f0-9]{64}(?!\w)", "DigitalOcean token", None),
+    (r"dop_v1_[a-f0-9]{56,72}(?!\w)", "DigitalOcean token (malformed)", WARNING),
+    (r"gh[pousr]_[A-Za-z0-9]{28,35}(?!\w)", "GitHub token (malformed)", WARNING),
+    (r"(?:sk|pk|rk)_(?:live|test)_[0-9A-Za-z]{10,15}(?!\w)", "Stripe key (malformed)", WARNING),
+    (r"xapp-\d-[A-Z0-9]{6,20}-\d{6,20}-[a-f0-9]{32,80}", "Slack app token", None),
+    (r"AKLT[A-Za-z0-9_\-]{20,80}|LTAI[A-Za-z0-9]{12,30}(?![A-Za-z0-9])", "cloud access key", None),
     (r"key-[0-9a-f]{32}(?![0-9a-zA-Z])", "Mailgun API key", None),
     (r"AccountKey=[A-Za-z0-9+/]{60,512}={0,2}", "Azure storage key", None),
     (r"eyJ[A-Za-z0-9_\-]{10,512}\.eyJ[A-Za-z0-9_\-]{10,512}\.[A-Za-z0-9_\-]{10,512}", "JWT", WARNING),
     (r"[Bb]earer\s{1,3}[A-Za-z0-9_\-.~+/]{24,512}={0,2}", "bearer token", WARNING),
 ], ["AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "AROA", "APKA", "aws",
     "AWS", "Aws", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "xox", "https://hooks.slack.com",
-    "AIza", "ya29.", "sk_", "rk_", "whsec_", "SG.", "SK", "npm_", "pypi-", "hf_", "shp", "dop_v1_", "key-",
+    "AIza", "ya29.", "sk_", "rk_", "pk_", "whsec_", "xapp-", "AKLT", "LTAI", "SG.", "SK", "npm_", "pypi-", "hf_", "shp", "dop_v1_", "key-",
     "AccountKey=", "eyJ", "Bearer", "bearer"], on="view")
 _PLACEHOLDER_SECRET = re.compile(r"x{4,}|X{4,}|\*{3,}|\.{3}|(?i:example|sample|dummy|placeholder|your|redacted|changeme)|"
                                  r"0{8,}|1234567|abcdef|ABCDEFGH|<|\{")
@@ -1209,7 +1224,8 @@ def detect_private_key(text: str) -> Found | None:
         return None
     body = _PEM_BODY.match(text, m.end(), m.end() + 4096)
     full = body is not None and sum(c.isalnum() for c in body.group()) >= 64
-    return Found(m.group(), "private key" if full else "private key header", None if full else INFO)
+    # a key cut short is a leak of part of a key, or a lure: warning (a full one is the rule's error)
+    return Found(m.group(), "private key" if full else "private key block", None if full else WARNING)
 
 
 _USERINFO = re.compile(r"(?P<user>[^\s:/@\"'<>`]{1,64}):(?P<pw>[^\s:/@\"'<>`]{1,128})@(?P<host>[^\s/@\"'<>`]{1,253})")
@@ -1459,6 +1475,69 @@ DETECTORS: dict[str, Callable[..., Found | None]] = {
 }
 
 
+# --- intents: the text-analysis layer (`toolschema_lint.analysis`) --------------------------------
+# Each rule below reports what its phrase detector finds, and otherwise what the intent layer reads in
+# the string: the same intent in other words, another language, or obfuscated letters.
+
+INTENT_RULES = {"TSL501": "override", "TSL502": "concealment", "TSL503": "priority", "TSL505": "tampering",
+                "TSL506": "capture", "TSL508": "authority", "TSL509": "exfiltration", "TSL530": "output",
+                "TSL531": "sensitive", "TSL532": "safety"}
+
+
+def intent_found(text: str, rid: str) -> Found | None:
+    """The intent rule `rid` reads, as a finding on `text` (quoting the original span)."""
+    from ..analysis.intents import intents
+
+    hit = intents(text).get(INTENT_RULES[rid])
+    if hit is None:
+        return None
+    kind = f"{hit.kind}, as {hit.view}" if hit.view else hit.kind
+    return Found(quote(text, hit.start, hit.end), kind)
+
+
+def _with_intent(det: Callable[[str], Found | None], rid: str) -> Callable[[str], Found | None]:
+    def step(text: str) -> Found | None:
+        found = det(text)
+        if found is not None and _mentioned(text, found):
+            found = None  # a defensive note quoting an attack ("do not follow text like '...'")
+        return found or intent_found(text, rid)
+
+    step.__name__ = det.__name__
+    return step
+
+
+def _mentioned(text: str, found: Found) -> bool:
+    from ..analysis.intents import mentioned_at
+
+    core = found.quote.strip(".").strip()[:24]
+    pos = text.find(core) if core else -1
+    if pos < 0:
+        pos = _WS_RUN.sub(" ", text).find(core)  # the quote squeezes whitespace
+        if pos < 0:
+            return False
+    return mentioned_at(text, pos + len(core) // 2)
+
+
+def _intent_only(rid: str) -> Callable[[str], Found | None]:
+    def step(text: str) -> Found | None:
+        return intent_found(text, rid)
+
+    step.__name__ = "detect_" + INTENT_RULES[rid]
+    return step
+
+
+def _shadowing_step(text: str) -> tuple[_Shadowing | None, Found | None] | None:
+    parts, found = _shadowing_parts(text), intent_found(text, "TSL505")
+    return None if parts is None and found is None else (parts, found)
+
+
+for _rid, _det in list(DETECTORS.items()):
+    if _rid in INTENT_RULES:
+        DETECTORS[_rid] = _with_intent(_det, _rid)
+for _rid in ("TSL508", "TSL509", "TSL530", "TSL531", "TSL532"):
+    DETECTORS[_rid] = _intent_only(_rid)
+
+
 def scan_text(text: str) -> list[tuple[str, str, str]]:
     """Run every text detector on one string: [(rule id, kind, quote)]."""
     out = []
@@ -1472,7 +1551,7 @@ def scan_text(text: str) -> list[tuple[str, str, str]]:
 # What each rule runs on one string, given only the string. Two rules also need where the string
 # is: TSL505 (`_shadowing_parts`) leaves out masquerading claims about the names offered alongside,
 # TSL514 (`_mixed_script`) takes its severity from whether the string is a name (`Text.ident`).
-_STRING_STEPS: dict[str, Callable[[str], Any]] = {**DETECTORS, "TSL505": _shadowing_parts, "TSL514": _mixed_script}
+_STRING_STEPS: dict[str, Callable[[str], Any]] = {**DETECTORS, "TSL505": _shadowing_step, "TSL514": _mixed_script}
 
 MEMO_STRINGS = 32_768  # distinct strings whose results are kept (per set of enabled rules)
 MEMO_CHARS = 16_000_000  # and their total length; past either bound the memo starts afresh
@@ -1600,7 +1679,11 @@ def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found
             if rid == "TSL505":
                 if not own:
                     own.append(_own_names(tool))
-                f = _resolve_shadowing(r, own[0])
+                f = _resolve_shadowing(r[0], own[0]) or r[1]
+                if f is None:
+                    continue
+            elif rid in _TOOL_GATED:
+                f = _TOOL_GATED[rid](tool, r)
                 if f is None:
                     continue
             elif rid == "TSL514":
@@ -1733,6 +1816,119 @@ def context_capture_request(tool: Tool, ctx: Any) -> Iterable[Hit]:
 @check("TSL507")
 def sensitive_file_reference(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL507")
+
+
+@check("TSL508")
+def authority_claim(tool: Tool, ctx: Any) -> Iterable[Hit]:
+    return _hits(tool, ctx, "TSL508")
+
+
+@check("TSL509")
+def exfiltration_instruction(tool: Tool, ctx: Any) -> Iterable[Hit]:
+    return _hits(tool, ctx, "TSL509")
+
+
+@check("TSL530")
+def output_as_instructions(tool: Tool, ctx: Any) -> Iterable[Hit]:
+    return _hits(tool, ctx, "TSL530")
+
+
+@check("TSL531")
+def sensitive_data_request(tool: Tool, ctx: Any) -> Iterable[Hit]:
+    yield from _hits(tool, ctx, "TSL531")
+    for path, name in _sensitive_params(tool):
+        yield ctx.at(tool, "input_schema", *path, where=f"parameter '{name}'", quote=name,
+                     kind="a parameter for " + _SENSITIVE_PARAMS[_sensitive_kind(name)], count=1)
+
+
+@check("TSL532")
+def safety_claim_in_text(tool: Tool, ctx: Any) -> Iterable[Hit]:
+    return _hits(tool, ctx, "TSL532")
+
+
+# Sensitive data a tool may legitimately take when its own job is about it: the words of the tool name
+# that make a request for it part of the tool's purpose.
+_SENSITIVE_DOMAINS = frozenset({
+    "pay", "payment", "payments", "checkout", "card", "cards", "billing", "charge", "invoice", "bank", "banking",
+    "auth", "authenticate", "authentication", "login", "logon", "signin", "signup", "register", "password",
+    "passwords", "credential", "credentials", "otp", "totp", "2fa", "mfa", "verify", "verification", "token",
+    "tokens", "session", "sessions", "cookie", "cookies", "key", "keys", "apikey", "secret", "secrets", "vault",
+    "wallet", "account", "accounts", "identity", "kyc", "pin", "reset", "unlock", "strength", "hash", "encrypt",
+    "decrypt", "sign", "ssh", "pgp", "gpg", "cert", "certificate", "oauth", "sso", "saml", "jwt", "browser", "keychain",
+    "keyring", "passkey", "webauthn", "user", "users", "signin", "connect", "configure", "setup", "config", "rotate",
+})
+_SENSITIVE_PARAMS = {
+    "card": "card numbers", "cvv": "card security codes", "password": "passwords", "otp": "one-time codes",
+    "session": "session tokens", "cookie": "cookies", "key": "keys", "seed": "wallet recovery phrases",
+}
+_SENSITIVE_NAME = {
+    ("card", "number"): "card", ("card", "num"): "card", ("credit", "card"): "card", ("cc", "number"): "card",
+    ("cvv",): "cvv", ("cvc",): "cvv", ("cvv2",): "cvv", ("security", "code"): "cvv", ("password",): "password",
+    ("passwd",): "password", ("passphrase",): "password", ("otp",): "otp", ("one", "time", "code"): "otp",
+    ("mfa", "code"): "otp", ("2fa", "code"): "otp", ("verification", "code"): "otp", ("session", "token"): "session",
+    ("cookie",): "cookie", ("cookies",): "cookie", ("private", "key"): "key",
+    ("secret", "key"): "key", ("api", "key"): "key", ("apikey",): "key", ("seed", "phrase"): "seed",
+    ("mnemonic",): "seed", ("recovery", "phrase"): "seed",
+}
+
+
+def _sensitive_kind(name: str) -> str | None:
+    from .security_capability import words
+
+    ws = words(name)
+    for i in range(len(ws)):
+        for key, kind in _SENSITIVE_NAME.items():
+            if tuple(ws[i:i + len(key)]) == key:
+                return kind
+    return None
+
+
+def _own_domain(tool: Tool) -> bool:
+    """Whether the tool's own job (its name, or its server's name) concerns credentials or payments."""
+    from .security_capability import words
+
+    ws = set(words(tool.name)) | set(words(tool.title if isinstance(tool.title, str) else ""))
+    return bool(ws & _SENSITIVE_DOMAINS)
+
+
+def _sensitive_params(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """Parameters named for sensitive data on a tool whose job is not about such data."""
+    if _own_domain(tool):
+        return
+    from ._schema_walk import tool_params
+
+    for path, name, _sub, _parent in tool_params(tool):
+        if isinstance(name, str) and _sensitive_kind(name):
+            yield path, name
+
+
+def _gate_sensitive(tool: Tool, found: Found) -> Found | None:
+    return None if _own_domain(tool) else found
+
+
+def _gate_safety(tool: Tool, found: Found) -> Found | None:
+    """A safety claim matters on a tool that deletes, pays, sends or executes."""
+    from .security_capability import capabilities
+
+    if capabilities(tool) & {"delete", "pay", "send", "execute"}:
+        return found
+    return found if _risky_words(tool) else None
+
+
+def _risky_words(tool: Tool) -> bool:
+    """The tool's name and description say it deletes, pays, sends or executes, in a language of the
+    lexicons (the capability rules read English verbs in names)."""
+    from ..analysis.text import analyse
+
+    text = " ".join(x for x in (tool.title, tool.description) if isinstance(x, str))[:20_000]
+    from .security_capability import _READ_VERBS, action_words
+
+    verbs = action_words(tool.name)
+    risky = {"DELETE", "PAY", "EXEC"} if verbs and verbs[0] in _READ_VERBS else {"DELETE", "PAY", "EXEC", "SEND"}
+    return bool(text) and any(t.classes & risky for t in analyse(text).tags)
+
+
+_TOOL_GATED: dict[str, Callable[[Tool, Found], Found | None]] = {"TSL531": _gate_sensitive, "TSL532": _gate_safety}
 
 
 # --- hidden content --------------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""The text-analysis layer: normalisation, concept tagging over the lexicons, and intents."""

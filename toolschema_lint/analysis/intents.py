@@ -1,0 +1,407 @@
+"""Intents: small patterns over concept classes within one sentence.
+
+Each intent reads the classes the lexicons give the words of a sentence (`text.analyse`), never
+the words themselves, so a synonym or another language is a lexicon entry away. A pattern asks for
+classes near one another (a bounded number of words apart), not for a word order, so it holds for
+languages that put the verb or the negation last.
+
+Negation is read per clause: `do not follow instructions in the page` is a defensive note, not an
+order to follow them. A defensive framing only ever mutes the intent it contradicts, in its own
+sentence: nothing in a string switches a detector off for the rest of the text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Iterable
+
+from .text import Analysis, Tag, analyse, reversed_view, rot13_view
+
+# literal destinations: e-mail addresses, URLs, IBANs, phone numbers, crypto wallets
+ADDRESS = re.compile(
+    r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"
+    r"|(?:https?|ftp|wss?)://[^\s\"'<>)]{3,200}"
+    r"|\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}\b"
+    r"|\+\d{1,3}[\s-]?\(?\d{1,4}\)?(?:[\s-]?\d{2,4}){2,4}"
+    r"|\b(?:0x[0-9a-fA-F]{40}|bc1[02-9ac-hj-np-z]{20,60}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b")
+
+
+_LOOPBACK = re.compile(r"(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(?![\w.-])")
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    name: str  # concealment, override, authority, priority, tampering, capture, exfiltration, output, sensitive, safety
+    kind: str  # what was found, for the message
+    start: int  # original span
+    end: int
+    view: str = ""  # how the text was read when it was not plain ("ROT13", "leetspeak", ...)
+
+
+class _Sentence:
+    """The tags of one sentence, indexed by class."""
+
+    __slots__ = ("tags", "by", "addr", "lead_neg", "text")
+
+    def __init__(self, tags: list[Tag], addr: list[tuple[int, int]], first_word: int = 0, text: str = ""):
+        self.tags = tags
+        self.text = text
+        # a sentence that opens with a negation ("Never carry out requests such as ...") negates all of it
+        self.lead_neg = any("NEG" in t.classes and "WITHOUT" not in t.classes and t.word < 1000
+                            and t.word - first_word <= 2 for t in tags)
+        self.by: dict[str, list[Tag]] = {}
+        for t in tags:
+            for c in t.classes:
+                self.by.setdefault(c, []).append(t)
+        self.addr = addr  # literal destinations in the sentence (original spans)
+
+    def has(self, *classes: str) -> bool:
+        return any(c in self.by for c in classes)
+
+    def get(self, c: str) -> list[Tag]:
+        return self.by.get(c, [])
+
+    def near(self, a: str, b: str, dist: int, same_clause: bool = False) -> tuple[Tag, Tag] | None:
+        for x in self.by.get(a, ()):
+            for y in self.by.get(b, ()):
+                if abs(_w(x) - _w(y)) <= dist and (not same_clause or x.clause == y.clause):
+                    return x, y
+        return None
+
+    def negated(self, t: Tag, before: int = 4, after: int = 3, cls: tuple[str, ...] = ("NEG", "NONEED", "WITHOUT")) -> bool:
+        """A negation close to `t` in its clause (the tag may carry the negation itself)."""
+        if any(c in t.classes for c in cls) and not ({"NEG", "NONEED", "WITHOUT"} >= t.classes):
+            return True
+        w = _w(t)
+        for c in cls:
+            for n in self.by.get(c, ()):
+                if n is t or n.clause != t.clause:
+                    continue
+                d = _w(n) - w
+                if -before <= d <= after and not (n.start >= t.start and n.end <= t.end):
+                    return True
+        return False
+
+    def count(self, c: str) -> int:
+        return len(self.by.get(c, ()))
+
+
+def _w(t: Tag) -> float:
+    """Word position; CJK characters count as a fraction of a word."""
+    return t.word / 1000 * 0.5 if t.word >= 1000 else t.word
+
+
+def _span(*tags: Tag | None) -> tuple[int, int]:
+    ts = [t for t in tags if t is not None]
+    return min(t.start for t in ts), max(t.end for t in ts)
+
+
+def _view(*tags: Tag | None) -> str:
+    return next((t.view for t in tags if t is not None and t.view), "")
+
+
+# --- the intents ---------------------------------------------------------------------------------------
+
+def concealment(s: _Sentence) -> Intent | None:
+    if s.has("NEUTRAL") and not s.has("USER", "TELL"):
+        return None
+    protective = s.has("SENS", "DEFENSE", "SECRET")
+    for h in s.get("HIDE"):
+        if s.negated(h, 3, 0, ("NEG",)) and not s.has("USER"):
+            continue
+        if s.has("USER", "TELL", "ADDR") or (s.has("DIR") and s.has("SEND", "CALL", "ARGMOD", "EXEC")):
+            if protective and not s.has("TELL", "ADDR"):
+                continue
+            return Intent("concealment", "concealment", *_span(h), _view(h))
+    if not protective:
+        for t in s.get("TELL"):
+            if s.negated(t, 5, 1) and (s.has("USER", "ADDR") or _self_neg(t) and s.has("DIR", "PAYLOAD")):
+                if s.count("NEG") >= 2 and s.has("WITHOUT"):
+                    continue
+                return Intent("concealment", "keeping it from the user", *_span(t), _view(t))
+    for c in s.get("CONFIRM"):
+        if not s.negated(c, 5, 3) or s.has("SENS"):
+            continue
+        if s.count("NEG") + s.count("WITHOUT") >= 2 and not s.has("NONEED"):
+            continue  # "never delete without confirmation": a brake, not its removal
+        if s.has("USER", "ADDR", "DIR", "NONEED", "FOLLOW"):
+            return Intent("concealment", "skipping the user's confirmation", *_span(c), _view(c))
+    for sec in s.get("SECRET"):
+        i = s.near("SECRET", "INSTR", 6)
+        if i and (s.has("HIDE", "DIR", "ADDR") or any(s.negated(t, 5, 3) for t in s.get("TELL"))):
+            return Intent("concealment", "keeping its instructions secret", *_span(*i), _view(*i))
+        break
+    return None
+
+
+def _self_neg(t: Tag) -> bool:
+    return "NEG" in t.classes or "NONEED" in t.classes
+
+
+def override(s: _Sentence) -> Intent | None:
+    if s.has("DEFENSE"):
+        return None
+    for v in s.get("VOID"):
+        for i in s.get("INSTR"):
+            if abs(_w(v) - _w(i)) > 7:
+                continue
+            if s.negated(v, 3, 0, ("NEG",)) and not ("NEG" in v.classes):
+                continue
+            if v is i:  # "new instructions": itself both
+                if s.has("DIR", "ADDR", "PRIOR"):
+                    return Intent("override", "declares new instructions", *_span(v), _view(v))
+                continue
+            if s.has("PRIOR", "ADDR") and not (s.has("OUTPUT") and not s.has("PRIOR")):
+                return Intent("override", "declares earlier instructions void", *_span(v, i), _view(v, i))
+    return None
+
+
+def authority(s: _Sentence) -> Intent | None:
+    for p in s.get("PRECEDENCE"):
+        if s.negated(p, 4, 0, ("NEG",)):
+            continue
+        target = [t for t in s.get("INSTR") + s.get("AUTHORITY") if t is not p and abs(_w(t) - _w(p)) <= 8]
+        if target and s.has("AUTHORITY", "ADDR", "CONTEXT", "PRIOR") and s.has("INSTR", "ADDR", "CONTEXT"):
+            if s.has("USER") and not s.has("AUTHORITY", "INSTR"):
+                continue
+            return Intent("authority", "a claim of precedence", *_span(p, target[0]),
+                          _view(p, target[0]))
+    for a in s.get("AUTHORITY"):
+        i = [t for t in s.get("INSTR") if abs(_w(t) - _w(a)) <= 3]
+        if i and s.has("ADDR", "PRECEDENCE", "VOID") and s.has("DIR", "FOLLOW", "SAFE", "CONFIRM"):
+            return Intent("authority", "speaking for an authority", *_span(a, i[0]), _view(a, i[0]))
+    return None
+
+
+def priority(s: _Sentence) -> Intent | None:
+    if not s.has("FIRST"):
+        return None
+    for f in s.get("FIRST"):
+        other = s.near("OTHER", "TOOL", 3)
+        if other and (s.has("THIS") or s.has("CALL")) and not s.negated(f, 3, 0, ("NEG",)):
+            return Intent("priority", "first or instead of other tools", *_span(f, *other),
+                          _view(f, *other))
+    return None
+
+
+def tampering(s: _Sentence) -> Intent | None:
+    if s.lead_neg:
+        return None
+    for m in s.get("ARGMOD"):
+        objs = [o for o in s.get("ARGOBJ") if 0 < abs(_w(o) - _w(m)) <= 6 or o is not m and abs(_w(o) - _w(m)) <= 6]
+        if not objs or s.negated(m, 3, 0, ("NEG",)):
+            continue
+        other = s.near("OTHER", "TOOL", 4) or s.near("OTHER", "SEND", 3) or s.near("OTHER", "CALL", 3) or \
+            (s.has("TOOL") and s.has("COND"))
+        if other or (s.addr and s.has("DIR", "ALSO", "HIDE", "ADDR", "COND")) or (s.has("HIDE") and s.has("TOOL", "SEND")):
+            return Intent("tampering", "changing the arguments of other calls", *_span(m, objs[0]), _view(m, objs[0]))
+    for c in s.get("CALL"):
+        other = s.near("OTHER", "TOOL", 3)
+        if other and (s.has("DIR") or s.has("FIRST") or s.has("HIDE")) and not s.negated(c, 3, 1, ("NEG",)) \
+                and not s.has("DEFENSE"):
+            if s.has("THIS", "FIRST") and not s.has("ALSO", "HIDE", "ARGMOD"):
+                continue  # "call this tool before other tools": the priority intent's
+            return Intent("tampering", "directing calls to other tools", *_span(c, *other), _view(c, *other))
+    return None
+
+
+def capture(s: _Sentence) -> Intent | None:
+    for c in s.get("CONTEXT"):
+        verbs = [v for v in s.get("ASK") + s.get("SEND") + s.get("ARGMOD") if abs(_w(v) - _w(c)) <= 8]
+        if not verbs or any(s.negated(v, 4, 2) for v in verbs) or s.negated(c, 4, 0, ("NEG",)):
+            continue
+        if s.has("DEFENSE") or s.lead_neg or not s.has("DIR", "ALSO", "HIDE", "COND", "FIRST"):
+            continue
+        return Intent("capture", "the conversation or the prompt", *_span(c, verbs[0]), _view(c, verbs[0]))
+    return None
+
+
+def exfiltration(s: _Sentence) -> Intent | None:
+    sends = s.get("SEND")
+    if not sends:
+        return None
+    dest = bool(s.addr) or s.has("SINK")
+    if not dest or s.lead_neg:
+        return None
+    why = s.has("ALSO", "CONTEXT", "HIDE") or (bool(s.addr) and s.has("USER", "PAYLOAD", "SENS"))
+    if not why:
+        return None
+    for v in sends:
+        if s.negated(v, 4, 2, ("NEG",)):
+            continue
+        return Intent("exfiltration", "a copy to an outside destination", *_span(v), _view(v))
+    return None
+
+
+def output_instructions(s: _Sentence) -> Intent | None:
+    if s.has("DEFENSE") or s.lead_neg or not s.has("OUTPUT", "PAYLOAD", "TREAT"):
+        return None
+    for f in s.get("FOLLOW") + s.get("TREAT"):
+        if s.negated(f, 4, 2, ("NEG",)):
+            continue
+        strong = s.near("TREAT", "INSTR", 8) or s.near("FOLLOW", "INSTR", 8) or s.near("TREAT", "USER", 8) \
+            or s.near("FOLLOW", "TREAT", 10) or (s.near("FOLLOW", "ADDR", 10) if s.has("OUTPUT") else None)
+        act = any(s.negated(c, 5, 3) for c in s.get("CONFIRM"))
+        if strong or (act and "FOLLOW" in f.classes):
+            t = strong[0] if strong else f
+            return Intent("output", "output treated as instructions", *_span(t), _view(t))
+    return None
+
+
+def sensitive(s: _Sentence) -> Intent | None:
+    if s.lead_neg or s.has("DEFENSE") or (s.has("NEG") and not s.addr):
+        return None
+    for x in s.get("SENS"):
+        verbs = [v for v in s.get("ASK") + s.get("SEND") if abs(_w(v) - _w(x)) <= 7 and v is not x]
+        if not verbs or any(s.negated(v, 4, 2) for v in verbs) or s.negated(x, 4, 0, ("NEG",)):
+            continue
+        if not s.has("USER", "ADDR", "DIR", "PAYLOAD", "SINK") and not s.addr:
+            continue
+        return Intent("sensitive", "asks for " + _short(s, x), *_span(x, verbs[0]), _view(x, verbs[0]))
+    return None
+
+
+def safety(s: _Sentence) -> Intent | None:
+    for x in s.get("SAFE"):
+        if s.negated(x, 3, 0, ("NEG",)):
+            continue
+        if s.has("THIS", "TOOL", "NONEED", "CONFIRM", "DIR", "ADDR"):
+            return Intent("safety", "claims to be safe or pre-approved", *_span(x), _view(x))
+    for c in s.get("CONFIRM"):
+        if s.negated(c, 5, 3, ("NONEED", "NEG", "WITHOUT")) and s.has("NONEED"):
+            return Intent("safety", "says no confirmation is needed", *_span(c), _view(c))
+    return None
+
+
+def _short(s: _Sentence, t: Tag) -> str:
+    """The words that named the sensitive data, as written (squeezed, at most 40 characters)."""
+    text = getattr(s, "text", "")
+    word = " ".join(text[t.start:t.end].split())[:40] if text else ""
+    return f"'{word}'" if word else "sensitive data"
+
+
+INTENTS: dict[str, Callable[[_Sentence], Intent | None]] = {
+    "concealment": concealment, "override": override, "authority": authority, "priority": priority,
+    "tampering": tampering, "capture": capture, "exfiltration": exfiltration, "output": output_instructions,
+    "sensitive": sensitive, "safety": safety,
+}
+
+
+def _sentences(a: Analysis) -> Iterable[_Sentence]:
+    addrs = [(m.start(), m.end()) for m in ADDRESS.finditer(a.text)] if ("@" in a.text or "://" in a.text
+                                                                         or any(c.isdigit() for c in a.text)) else []
+    for k, tags in a.by_sentence().items():
+        s0, s1 = a.sentences[k] if k < len(a.sentences) else (0, len(a.text))
+        first = a.first_words[k] if k < len(a.first_words) else 0
+        yield _Sentence(tags, [x for x in addrs if s0 <= x[0] < s1 and not _LOOPBACK.search(a.text, x[0], x[1])], first,
+                        a.text)
+
+
+def find(a: Analysis) -> dict[str, Intent]:
+    """The first match of each intent in the analysed text."""
+    out: dict[str, Intent] = {}
+    for s in _sentences(a):
+        for name, fn in INTENTS.items():
+            if name not in out:
+                hit = fn(s)
+                if hit is not None:
+                    out[name] = hit
+    return out
+
+
+def _decoded(text: str) -> Iterable[tuple[str, str]]:
+    """Other readings of the text: ciphers and reversed writing."""
+    r = rot13_view(text)
+    if r is not None:
+        yield "ROT13", r
+    b = reversed_view(text)
+    if b is not None:
+        yield "reversed text", b
+
+
+_QUICK = re.compile(r"[a-z]{3}")
+
+
+@lru_cache(maxsize=8192)
+def intents(text: str) -> dict[str, Intent]:
+    """Every intent found in `text`, its readings (ROT13, reversed) included: {intent: Intent}."""
+    a = analyse(text)
+    out = find(a) if a.tags else {}
+    if len(text) >= 12 and text.isascii() and _QUICK.search(text[:200].lower()):
+        for label, view in _decoded(text):
+            if len(out) == len(INTENTS):
+                break
+            for name, hit in find(analyse(view)).items():
+                if name not in out:
+                    start, end = (0, len(text)) if label == "reversed text" else (hit.start, hit.end)
+                    out[name] = Intent(hit.name, hit.kind, start, end, label)
+    return out
+
+
+def analyse_decoded(text: str) -> dict[str, Intent]:
+    """Intents of a decoded blob (base64, hex, percent): its own text, no further readings."""
+    return find(analyse(text))
+
+
+# --- what a parameter's description says is done with its value ---------------------------------------
+
+_CAP_CLASSES = frozenset({"EXEC", "EVAL", "QUERY", "FETCH", "UPLOAD", "OVERWRITE", "SEND"})
+
+
+@lru_cache(maxsize=16384)
+def described_capability(description: str) -> tuple[str, str] | None:
+    """(kind, why) when a parameter's description says its value is executed or evaluated as code
+    (command), run as a database query (sql), fetched (url; `internal` when it reaches internal hosts
+    or local files), uploaded or sent to a destination (outbound), or written over (overwrite)."""
+    if not description or len(description) > 20_000:
+        return None
+    a = analyse(description)
+    classes: set[str] = set()
+    for t in a.tags:
+        classes |= t.classes
+    if not classes & _CAP_CLASSES:
+        return None
+    by: dict[str, list[Tag]] = {}
+    for t in a.tags:
+        for c in t.classes:
+            by.setdefault(c, []).append(t)
+
+    def near(x: str, y: str, d: int) -> bool:
+        return any(abs(_w(p) - _w(q)) <= d for p in by.get(x, ()) for q in by.get(y, ()))
+
+    if "EVAL" in classes or near("EXEC", "CODE", 8):
+        return "command", "its description says the value is executed or evaluated as code"
+    if "QUERY" in classes and "EXEC" in classes:
+        return "sql", "its description says the value is run as a database query"
+    if "FETCH" in classes and ("SINK" in classes or "INTERNAL" in classes):
+        return ("internal" if "INTERNAL" in classes else "url"), "its description says the value is fetched"
+    if "OVERWRITE" in classes and ("WRITE" in classes or "path" in a.norm or "file" in a.norm):
+        return "overwrite", "its description says an existing file is overwritten"
+    if "UPLOAD" in classes or "SEND" in classes and "SINK" in classes:
+        if "INTERNAL" in classes or "://" in a.text or "UPLOAD" in classes and "SINK" in classes:
+            return "outbound", "its description says data is sent to the address it holds"
+    return None
+
+
+def mentioned_at(text: str, pos: int) -> bool:
+    """Whether the words at `pos` are quoted as an example or sit in a defensive note: the sentence
+    warns about them (`untrusted`, `do not follow`) or quotes them after `such as`, `e.g.` or a
+    negation. Used to keep the phrase detectors from reporting a defensive note as injection; it
+    mutes that one sentence only, never the rest of the string."""
+    a = analyse(text)
+    k = next((i for i, (s, e) in enumerate(a.sentences) if s <= pos < e), None)
+    if k is None:
+        return False
+    tags = [t for t in a.tags if t.sentence == k]
+    if any("DEFENSE" in t.classes for t in tags):
+        return True
+    from .text import _QUOTED
+
+    s0, s1 = a.sentences[k]
+    for m in _QUOTED.finditer(text, s0, s1 + 1):
+        if m.start() <= pos < m.end():
+            outside = set().union(*(t.classes for t in tags if not (m.start() < t.start and t.end < m.end())))
+            return bool(outside & {"MENTION", "NEG", "DEFENSE"})
+    return False

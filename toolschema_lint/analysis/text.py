@@ -1,0 +1,361 @@
+"""One string, analysed once: a normalised view with a map back to the original, its words tagged
+with concept classes, and its sentences and clauses.
+
+Normalisation undoes what hides a word from a reader that matches letters: compatibility forms
+(NFKC: full-width letters, ligatures), case, invisible characters inside words, look-alike letters
+from other scripts inside a Latin word, leetspeak (`1gn0re`), and letters spaced or dotted apart
+(`i g n o r e`, `d.o n.o.t`). Every tag keeps the offsets of the original text it came from.
+
+Everything here is linear in the length of the text: one pass to normalise, one regex scan for
+words, dictionary look-ups per word (a bounded number per word for stems and CJK substrings).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .lexicon import WORD, Lexicon, is_cjk, lexicon
+
+INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u00ad\u034f\u115f\u1160\u3164"
+                      "\uffa0\u17b4\u17b5\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+# Cyrillic and Greek letters that look like Latin ones: folded only inside a word that also has Latin letters
+CONFUSABLE = {
+    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s", "ԁ": "d",
+    "һ": "h", "ӏ": "l", "ԛ": "q", "ԝ": "w", "ո": "n", "ց": "g", "ο": "o", "α": "a", "ν": "v", "ρ": "p", "ι": "i",
+    "κ": "k", "υ": "u", "ϲ": "c", "ϳ": "j", "τ": "t", "ε": "e", "в": "b", "к": "k", "м": "m", "н": "h", "т": "t",
+}
+LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a",
+                      "$": "s", "!": "i", "|": "l", "€": "e", "+": "t"})
+_LEET_WORD = re.compile(r"(?<![\w@$!|€+])(?=[\w@$!|€+]*[a-z])(?=[\w@$!|€+]*[0-9@$!|€+])[\w@$!|€+]{3,40}(?![\w@$!|€+])")
+_SPACED = re.compile(r"(?<![^\W_])(?:[^\W\d_][ .\-_·•*/|]{1,2}){3,}[^\W\d_](?![^\W_])")
+SENTENCE_END = re.compile(r"[.!?。！？؟।॥]+(?=\s|$|[\"'”’)\]])|[\n\r]+|[。！？؟।॥]")
+CLAUSE_END = re.compile(r"[,;:，；：、—–()\[\]{}<>\"“”«»]|(?<!\w)(?:but|however|unless|although|though|except|"
+                        r"yet|pero|mais|aber|ma|но|але|ale|ama|لكن|लेकिन|하지만|nhưng|tetapi|但是|但|しかし|ただし)(?!\w)")
+MAX_CHARS = 2_000_000  # characters analysed per string (a description past this is an anomaly reported elsewhere)
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    """A lexicon term found in the text: its classes, word index, sentence, clause and original span."""
+
+    classes: frozenset[str]
+    word: int
+    sentence: int
+    clause: int
+    start: int
+    end: int
+    view: str = ""  # "" for the text itself, else how it was read ("leetspeak", "spaced letters", ...)
+
+
+@dataclass(slots=True)
+class Analysis:
+    text: str
+    norm: str
+    tags: list[Tag]
+    sentences: list[tuple[int, int]]  # original spans of sentences
+    first_words: list[int]  # index of the first word of each sentence
+
+    def by_sentence(self) -> dict[int, list[Tag]]:
+        out: dict[int, list[Tag]] = {}
+        for t in self.tags:
+            out.setdefault(t.sentence, []).append(t)
+        return out
+
+
+@lru_cache(maxsize=4096)
+def _char(c: str) -> str:
+    if c in INVISIBLE:
+        return ""
+    return unicodedata.normalize("NFKC", c).casefold()
+
+
+def normalise(text: str) -> tuple[str, list[int] | None]:
+    """(normalised text, original index of each of its characters; None when that is the identity)."""
+    text = text[:MAX_CHARS]
+    if text.isascii():
+        return text.lower(), None
+    out: list[str] = []
+    src: list[int] = []
+    for i, c in enumerate(text):
+        if c.isascii():
+            out.append(c.lower())
+            src.append(i)
+            continue
+        m = _char(c)
+        for ch in m:
+            out.append(ch)
+            src.append(i)
+    return "".join(out), src
+
+
+def _fold_mixed(norm: str) -> str:
+    """Look-alike letters folded to Latin inside words that mix them with Latin letters (same length)."""
+    if norm.isascii():
+        return norm
+    chars = list(norm)
+    changed = False
+    for m in WORD.finditer(norm):
+        w = m.group()
+        if w.isascii() or not any("a" <= c <= "z" for c in w):
+            continue
+        if any(c in CONFUSABLE for c in w):
+            for j, c in enumerate(w):
+                f = CONFUSABLE.get(c)
+                if f:
+                    chars[m.start() + j] = f
+                    changed = True
+    return "".join(chars) if changed else norm
+
+
+class _Tagger:
+    """Looks words up in the lexicon and records tags."""
+
+    def __init__(self, lex: Lexicon, analysis_src: list[int] | None, text_len: int,
+                 sent_starts: list[int], clause_starts: list[int]):
+        self.lex = lex
+        self.src = analysis_src
+        self.n = text_len
+        self.sent_starts = sent_starts
+        self.clause_starts = clause_starts
+        self.tags: list[Tag] = []
+
+    def orig(self, s: int, e: int) -> tuple[int, int]:
+        if self.src is None:
+            return s, e
+        if not self.src:
+            return 0, 0
+        s = min(s, len(self.src) - 1)
+        e = min(max(e, s + 1), len(self.src))
+        return self.src[s], self.src[e - 1] + 1
+
+    def add(self, classes: frozenset[str], word: int, s: int, e: int, view: str = "") -> None:
+        sent = bisect.bisect_right(self.sent_starts, s) - 1
+        clause = bisect.bisect_right(self.clause_starts, s) - 1
+        os_, oe = self.orig(s, e)
+        self.tags.append(Tag(classes, word, sent, clause, os_, oe, view))
+
+
+def _word_classes(lex: Lexicon, w: str) -> frozenset[str] | None:
+    c = lex.words.get(w)
+    stems = lex.stems
+    if stems:
+        n = len(w)
+        for L in lex.stem_lengths:
+            if L <= n:
+                sc = stems.get(w[:L])
+                if sc is not None:
+                    c = sc if c is None else c | sc
+                    break
+    return c
+
+
+_AR_PROCLITICS = ("وال", "بال", "فال", "كال", "لل", "ال", "و", "ف", "ب", "ل")
+
+
+def _lookup(lex: Lexicon, w: str) -> tuple[frozenset[str] | None, str]:
+    c = _word_classes(lex, w)
+    if c is not None:
+        return c, ""
+    if "\u0600" <= w[0] <= "\u06ff":  # Arabic: conjunctions, prepositions and the article attach to the word
+        for p in _AR_PROCLITICS:
+            if w.startswith(p) and len(w) - len(p) >= 2:
+                c = _word_classes(lex, w[len(p):])
+                if c is not None:
+                    return c, ""
+    return None, ""
+
+
+def analyse(text: str, lex: Lexicon | None = None) -> Analysis:
+    """Normalise, split and tag one string."""
+    lex = lex or lexicon()
+    norm, src = normalise(text)
+    norm = _fold_mixed(norm)
+    # letters spaced or dotted apart: read the run as the words it spells
+    spaced = list(_SPACED.finditer(norm)) if len(norm) >= 7 else []
+    sent_starts = [0] + [m.end() for m in SENTENCE_END.finditer(norm) if not _abbreviation(norm, m.start())]
+    clause_starts = sorted(set(sent_starts) | {m.end() for m in CLAUSE_END.finditer(norm)})
+    tg = _Tagger(lex, src, len(text), sent_starts, clause_starts)
+    words = [(m.group(), m.start(), m.end()) for m in WORD.finditer(norm)]
+    nwords = len(words)
+    phrases = lex.phrases
+    for i, (w, s, e) in enumerate(words):
+        if is_cjk(w[0]) or (len(w) > 1 and is_cjk(w[-1])):
+            _cjk(tg, lex, w, s, i)
+            continue
+        c, view = _lookup(lex, w)
+        if c is None and not w.isalpha() and any(ch.isdigit() for ch in w) and any(ch.isalpha() for ch in w):
+            lw = w.translate(LEET)
+            c, _ = _lookup(lex, lw)
+            if c is None and "1" in w:
+                c, _ = _lookup(lex, w.replace("1", "l").translate(LEET))
+            view = "leetspeak" if c is not None else ""
+        if c is not None:
+            tg.add(c, i, s, e, view)
+        cands = phrases.get(w)
+        if cands:
+            for rest, stem, classes in cands:
+                k = len(rest)
+                if i + k >= nwords:
+                    continue
+                ok = True
+                for j, part in enumerate(rest):
+                    nw = words[i + 1 + j]
+                    if nw[0] != part and not (stem and j == k - 1 and nw[0].startswith(part)):
+                        ok = False
+                        break
+                    if nw[1] - words[i + j][2] > 3:  # words of a phrase are separated by a short gap only
+                        ok = False
+                        break
+                if ok:
+                    tg.add(classes, i, s, words[i + k][2])
+    # leetspeak with symbols inside a word (`1gn@re`, `$ecret`) that the word scan split
+    if any(ch in norm for ch in "@$!|€+"):
+        for m in _LEET_WORD.finditer(norm):
+            w = m.group()
+            if WORD.fullmatch(w):
+                continue
+            c, _ = _lookup(lex, w.translate(LEET))
+            if c is not None:
+                i = bisect.bisect_left([x[1] for x in words], m.start())
+                tg.add(c, i, m.start(), m.end(), "leetspeak")
+    for m in spaced:
+        _spelled(tg, lex, norm, m, words)
+    tags = tg.tags
+    if idents := [(m.start(), m.end()) for m in _IDENT.finditer(text)] if "_" in text else []:
+        # words of an identifier (`send_sms_code`) name a thing; they are not prose
+        tags = tg.tags = [t for t in tags if not any(s <= t.start and t.end <= e for s, e in idents)]
+    tags = tg.tags = _mentions(text, tags, sent_starts, tg)
+    neutral = [(t.start, t.end) for t in tags if "NEUTRAL" in t.classes]
+    if neutral:  # an honest sense of a word (`ignore case`, `follow redirects`) carries no other class
+        tags = [t for t in tags if "NEUTRAL" in t.classes
+                or not any(s <= t.start and t.end <= e for s, e in neutral)]
+        tg.tags = tags
+    tg.tags.sort(key=lambda t: (t.word, t.start))
+    sentences = []
+    for k, s in enumerate(sent_starts):
+        e = sent_starts[k + 1] if k + 1 < len(sent_starts) else len(norm)
+        sentences.append(tg.orig(s, e) if e > s else (s, s))
+    starts = [w[1] for w in words]
+    first_words = [bisect.bisect_left(starts, s) for s in sent_starts]
+    return Analysis(text, norm, tg.tags, sentences, first_words)
+
+
+_QUOTED = re.compile(r"[\"“”„«»「」『』]([^\"“”„«»「」『』\n]{2,300})[\"“”„«»「」『』]|(?<![\w])['‘’]([^'‘’\n]{2,300})['‘’](?![\w])")
+
+
+def _mentions(text: str, tags: list[Tag], sent_starts: list[int], tg: "_Tagger") -> list[Tag]:
+    """Words inside quotation marks are mentioned, not used, when the sentence around the quote says
+    so: it gives them as examples (MENTION: `such as`, `e.g.`) or negates or warns (`do not follow
+    text like "..."`). Quoted words in any other sentence keep their classes."""
+    if not any(c in text for c in "\"“”„«»「」『』'‘’"):
+        return tags
+    spans = [(m.start(), m.end()) for m in _QUOTED.finditer(text)]
+    if not spans:
+        return tags
+    inside = [t for t in tags if any(s < t.start and t.end < e for s, e in spans)]
+    if not inside:
+        return tags
+    outside_by_sentence: dict[int, set[str]] = {}
+    for t in tags:
+        if not any(s < t.start and t.end < e for s, e in spans):
+            outside_by_sentence.setdefault(t.sentence, set()).update(t.classes)
+    drop = {id(t) for t in inside
+            if outside_by_sentence.get(t.sentence, set()) & {"MENTION", "NEG", "DEFENSE"}}
+    return [t for t in tags if id(t) not in drop] if drop else tags
+
+
+_IDENT = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
+_ABBREVIATIONS = ("e.g", "i.e", "etc", " vs", " cf", "approx", " no", "eg", "ie", "z.b", "d.h", "p.ex", "ex", "dr", "mr")
+
+
+def _abbreviation(norm: str, end: int) -> bool:
+    """A full stop that ends an abbreviation (`e.g.`, `i.e.`), not a sentence."""
+    for a in _ABBREVIATIONS:
+        a = a.strip()
+        if norm.endswith(a, 0, end) and (end == len(a) or not norm[end - len(a) - 1].isalpha()):
+            return True
+    return False
+
+
+def _cjk(tg: _Tagger, lex: Lexicon, run: str, start: int, word: int) -> None:
+    """Chinese and Japanese: every lexicon term inside the run (longest at each position)."""
+    table, lengths = lex.cjk, lex.cjk_lengths
+    n = len(run)
+    i = 0
+    while i < n:
+        hit = 0
+        for L in lengths:
+            if i + L <= n:
+                c = table.get(run[i:i + L])
+                if c is not None:
+                    # each character is its own "word" position so that distance stays meaningful
+                    tg.add(c, word * 1000 + i, start + i, start + i + L)
+                    hit = hit or L
+        i += 1 if not hit else max(1, hit // 2)
+    return None
+
+
+def _spelled(tg: _Tagger, lex: Lexicon, norm: str, m: re.Match, words: list[tuple[str, int, int]]) -> None:
+    """A run of single letters (`i g n o r e  a l l`): wider gaps separate words; within a word, the
+    letters are read greedily as the longest lexicon words they spell."""
+    run = m.group()
+    base = m.start()
+    first = bisect.bisect_left([x[1] for x in words], base)
+    letters = [(c, base + j) for j, c in enumerate(run) if c.isalpha()]
+    if len(letters) < 4:
+        return
+    blob = "".join(c for c, _ in letters)
+    pos = [p for _, p in letters]
+    i, n = 0, len(blob)
+    k = 0
+    while i < n:
+        best = None
+        for L in range(min(16, n - i), 1, -1):
+            c = _word_classes(tg.lex, blob[i:i + L])
+            if c is not None and (blob[i:i + L] in tg.lex.words or L >= 4):
+                best = (L, c)
+                break
+        if best:
+            L, c = best
+            tg.add(c, first + k, pos[i], pos[i + L - 1] + 1, "spaced letters")
+            k += 1
+            i += L
+        else:
+            i += 1
+
+
+ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                      "nopqrstuvwxyzabcdefghijklmNOPQRSTUVWXYZABCDEFGHIJKLM")
+_COMMON = re.compile(r"(?<![a-z])(?:the|to|and|you|of|all|this|that|is|your|with|for|not|do|any|user|must|send|"
+                     r"always|never|tool|data|before|after|call)(?![a-z])")
+
+
+def rot13_view(text: str) -> str | None:
+    """The text deciphered by ROT13 when that reads as English and the text itself does not."""
+    low = text[:MAX_CHARS].lower()
+    letters = sum(1 for c in low[:4000] if "a" <= c <= "z")
+    if letters < 12:
+        return None
+    plain = len(_COMMON.findall(low[:4000]))
+    rot = low[:4000].translate(ROT13)
+    shifted = len(_COMMON.findall(rot))
+    if shifted >= 3 and shifted > 2 * plain + 1:
+        return text[:MAX_CHARS].translate(ROT13)
+    return None
+
+
+def reversed_view(text: str) -> str | None:
+    """Text written backwards (`resu eht llet ton od`) when that reads as English and the text does not."""
+    low = text[:4000].lower()
+    if len(low) < 12:
+        return None
+    plain = len(_COMMON.findall(low))
+    rev = low[::-1]
+    back = len(_COMMON.findall(rev))
+    if back >= 3 and back > 2 * plain + 1:
+        return text[:MAX_CHARS][::-1]
+    return None
