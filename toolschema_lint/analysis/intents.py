@@ -28,6 +28,7 @@ ADDRESS = re.compile(
     r"|\b(?:0x[0-9a-fA-F]{40}|bc1[02-9ac-hj-np-z]{20,60}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b")
 
 
+_EXAMPLE_DOMAIN = re.compile(r"[@./]example\.(?:com|org|net)(?![\w-])|[@./](?:your|my)[-_]?(?:domain|company|host|server)\.")
 _LOOPBACK = re.compile(r"(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(?![\w.-])")
 
 
@@ -194,8 +195,9 @@ def tampering(s: _Sentence) -> Intent | None:
         if not objs or s.negated(m, 3, 0, ("NEG",)):
             continue
         other = s.near("OTHER", "TOOL", 4) or s.near("OTHER", "SEND", 3) or s.near("OTHER", "CALL", 3) or \
-            (s.has("TOOL") and s.has("COND"))
-        if other or (s.addr and s.has("DIR", "ALSO", "HIDE", "ADDR", "COND")) or (s.has("HIDE") and s.has("TOOL", "SEND")):
+            (s.has("TOOL") and s.has("COND") and s.has("DIR", "ALSO", "HIDE"))
+        if other or (s.addr and (s.has("ALSO", "HIDE") or s.has("COND") and s.has("DIR"))) \
+                or (s.has("HIDE") and s.has("TOOL", "SEND")):
             return Intent("tampering", "changing the arguments of other calls", *_span(m, objs[0]), _view(m, objs[0]))
     for c in s.get("CALL"):
         other = s.near("OTHER", "TOOL", 3)
@@ -257,8 +259,8 @@ def sensitive(s: _Sentence) -> Intent | None:
         verbs = [v for v in s.get("ASK") + s.get("SEND") if abs(_w(v) - _w(x)) <= 7 and v is not x]
         if not verbs or any(s.negated(v, 4, 2) for v in verbs) or s.negated(x, 4, 0, ("NEG",)):
             continue
-        if not s.has("USER", "ADDR", "DIR", "PAYLOAD", "SINK") and not s.addr:
-            continue
+        if not s.has("USER", "ADDR"):
+            continue  # a request the model is to make of the user (`Cookies to send with the request` is not)
         return Intent("sensitive", "asks for " + _short(s, x), *_span(x, verbs[0]), _view(x, verbs[0]))
     return None
 
@@ -267,7 +269,7 @@ def safety(s: _Sentence) -> Intent | None:
     for x in s.get("SAFE"):
         if s.negated(x, 3, 0, ("NEG",)):
             continue
-        if s.has("THIS", "TOOL", "NONEED", "CONFIRM", "DIR", "ADDR"):
+        if s.has("THIS", "TOOL", "NONEED", "CONFIRM", "ADDR"):
             return Intent("safety", "claims to be safe or pre-approved", *_span(x), _view(x))
     for c in s.get("CONFIRM"):
         if s.negated(c, 5, 3, ("NONEED", "NEG", "WITHOUT")) and s.has("NONEED"):
@@ -295,8 +297,8 @@ def _sentences(a: Analysis) -> Iterable[_Sentence]:
     for k, tags in a.by_sentence().items():
         s0, s1 = a.sentences[k] if k < len(a.sentences) else (0, len(a.text))
         first = a.first_words[k] if k < len(a.first_words) else 0
-        yield _Sentence(tags, [x for x in addrs if s0 <= x[0] < s1 and not _LOOPBACK.search(a.text, x[0], x[1])], first,
-                        a.text)
+        yield _Sentence(tags, [x for x in addrs if s0 <= x[0] < s1 and not _LOOPBACK.search(a.text, x[0], x[1])
+                               and not _EXAMPLE_DOMAIN.search(a.text, x[0], x[1])], first, a.text)
 
 
 def find(a: Analysis) -> dict[str, Intent]:
@@ -373,10 +375,10 @@ def described_capability(description: str) -> tuple[str, str] | None:
 
     if "EVAL" in classes or near("EXEC", "CODE", 8):
         return "command", "its description says the value is executed or evaluated as code"
-    if "QUERY" in classes and "EXEC" in classes:
+    if near("QUERY", "EXEC", 8):
         return "sql", "its description says the value is run as a database query"
-    if "FETCH" in classes and ("SINK" in classes or "INTERNAL" in classes):
-        return ("internal" if "INTERNAL" in classes else "url"), "its description says the value is fetched"
+    if "FETCH" in classes and "INTERNAL" in classes and ("SINK" in classes or "://" in a.text):
+        return "internal", "its description says the value is fetched, internal hosts or local files included"
     if "OVERWRITE" in classes and ("WRITE" in classes or "path" in a.norm or "file" in a.norm):
         return "overwrite", "its description says an existing file is overwritten"
     if "UPLOAD" in classes or "SEND" in classes and "SINK" in classes:

@@ -17,7 +17,7 @@ CLASSES = (
     "ADDR", "DIR", "USER", "TELL", "HIDE", "NEG", "NONEED", "WITHOUT", "OTHER", "TOOL", "THIS", "CALL", "ARGMOD",
     "ARGOBJ", "SENS", "SINK", "SEND", "ALSO", "PAYLOAD", "CONTEXT", "VOID", "INSTR", "PRIOR", "AUTHORITY", "PRECEDENCE",
     "SAFE", "CONFIRM", "ASK", "OUTPUT", "FOLLOW", "TREAT", "SECRET", "DEFENSE", "FIRST", "EXEC", "EVAL", "CODE",
-    "QUERY", "FETCH", "UPLOAD", "WRITE", "OVERWRITE", "COND", "NEUTRAL", "MENTION", "INTERNAL", "READONLY", "DELETE", "PAY",
+    "QUERY", "FETCH", "UPLOAD", "WRITE", "OVERWRITE", "COND", "NEUTRAL", "MENTION", "INTERNAL", "READONLY", "DELETE", "PAY", "DB",
 )
 ALIASES = {"SILENTOK": "NEUTRAL"}  # earlier name of a class
 
@@ -54,7 +54,11 @@ def build(files: dict[str, dict]) -> Lexicon:
     stems: dict[str, frozenset[str]] = {}
     cjk: dict[str, frozenset[str]] = {}
     phrases: dict[tuple[str, ...], tuple[bool, set[str]]] = {}
-    for doc in files.values():
+    # English words that another language's lexicon lists as loanwords (`function`, `system`) keep the
+    # classes English gives them: otherwise a Portuguese loanword would change how English text reads
+    english = {normalise_term(t).rstrip("*").strip() for terms in (files.get("en", {}).get("terms") or {}).values()
+               if isinstance(terms, list) for t in terms if isinstance(t, str)}
+    for lang, doc in files.items():
         for cls, terms in (doc.get("terms") or {}).items():
             cls = ALIASES.get(cls, cls)
             if cls not in CLASSES or not isinstance(terms, list):
@@ -67,7 +71,7 @@ def build(files: dict[str, dict]) -> Lexicon:
                     continue
                 stem = term.endswith("*")
                 term = term.rstrip("*").strip()
-                if not term:
+                if not term or lang != "en" and term.isascii() and term in english:
                     continue
                 if any(is_cjk(c) for c in term) and " " not in term:
                     _add(cjk, term, {cls})

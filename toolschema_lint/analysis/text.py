@@ -225,6 +225,11 @@ def analyse(text: str, lex: Lexicon | None = None) -> Analysis:
     for m in spaced:
         _spelled(tg, lex, norm, m, words)
     tags = tg.tags
+    phrases_noun = [(t.start, t.end) for t in tags if t.classes <= _NOUNISH and " " in text[t.start:t.end]]
+    if phrases_noun:  # `email address` is a destination: its `email` is not also the verb
+        tags = tg.tags = [t for t in tags if not (t.classes <= _VERBISH
+                                                 and any(s <= t.start and t.end <= e and (s, e) != (t.start, t.end)
+                                                         for s, e in phrases_noun))]
     if idents := [(m.start(), m.end()) for m in _IDENT.finditer(text)] if "_" in text else []:
         # words of an identifier (`send_sms_code`) name a thing; they are not prose
         tags = tg.tags = [t for t in tags if not any(s <= t.start and t.end <= e for s, e in idents)]
@@ -268,6 +273,8 @@ def _mentions(text: str, tags: list[Tag], sent_starts: list[int], tg: "_Tagger")
     return [t for t in tags if id(t) not in drop] if drop else tags
 
 
+_NOUNISH = frozenset({"SINK", "SENS", "ARGOBJ", "CONTEXT", "PAYLOAD", "OUTPUT", "INSTR", "TOOL", "USER", "AUTHORITY"})
+_VERBISH = frozenset({"SEND", "CALL", "EXEC", "FOLLOW", "TELL", "ASK", "ARGMOD", "FETCH", "UPLOAD", "WRITE"})
 _IDENT = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
 _ABBREVIATIONS = ("e.g", "i.e", "etc", " vs", " cf", "approx", " no", "eg", "ie", "z.b", "d.h", "p.ex", "ex", "dr", "mr")
 

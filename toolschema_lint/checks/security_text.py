@@ -1857,18 +1857,15 @@ _SENSITIVE_DOMAINS = frozenset({
     "decrypt", "sign", "ssh", "pgp", "gpg", "cert", "certificate", "oauth", "sso", "saml", "jwt", "browser", "keychain",
     "keyring", "passkey", "webauthn", "user", "users", "signin", "connect", "configure", "setup", "config", "rotate",
 })
-_SENSITIVE_PARAMS = {
-    "card": "card numbers", "cvv": "card security codes", "password": "passwords", "otp": "one-time codes",
-    "session": "session tokens", "cookie": "cookies", "key": "keys", "seed": "wallet recovery phrases",
-}
+_SENSITIVE_PARAMS = {"card": "card numbers", "cvv": "card security codes", "otp": "one-time codes",
+                     "seed": "wallet recovery phrases"}
+# Parameter names that only phishing needs: APIs legitimately take passwords, API keys and cookies
+# (a document-protection tool, an HTTP client), so those are judged by the text, not by the name.
 _SENSITIVE_NAME = {
     ("card", "number"): "card", ("card", "num"): "card", ("credit", "card"): "card", ("cc", "number"): "card",
-    ("cvv",): "cvv", ("cvc",): "cvv", ("cvv2",): "cvv", ("security", "code"): "cvv", ("password",): "password",
-    ("passwd",): "password", ("passphrase",): "password", ("otp",): "otp", ("one", "time", "code"): "otp",
-    ("mfa", "code"): "otp", ("2fa", "code"): "otp", ("verification", "code"): "otp", ("session", "token"): "session",
-    ("cookie",): "cookie", ("cookies",): "cookie", ("private", "key"): "key",
-    ("secret", "key"): "key", ("api", "key"): "key", ("apikey",): "key", ("seed", "phrase"): "seed",
-    ("mnemonic",): "seed", ("recovery", "phrase"): "seed",
+    ("cvv",): "cvv", ("cvc",): "cvv", ("cvv2",): "cvv", ("security", "code"): "cvv", ("otp",): "otp",
+    ("one", "time", "code"): "otp", ("mfa", "code"): "otp", ("2fa", "code"): "otp", ("verification", "code"): "otp",
+    ("seed", "phrase"): "seed", ("mnemonic",): "seed", ("recovery", "phrase"): "seed",
 }
 
 
