@@ -227,7 +227,7 @@ def analyse(text: str, lex: Lexicon | None = None) -> Analysis:
     tags = tg.tags
     phrases_noun = [(t.start, t.end) for t in tags if t.classes <= _NOUNISH and " " in text[t.start:t.end]]
     if phrases_noun:  # `email address` is a destination: its `email` is not also the verb
-        tags = tg.tags = [t for t in tags if not (t.classes <= _VERBISH
+        tags = tg.tags = [t for t in tags if not (t.classes & _VERBISH and " " not in text[t.start:t.end]
                                                  and any(s <= t.start and t.end <= e and (s, e) != (t.start, t.end)
                                                          for s, e in phrases_noun))]
     if idents := [(m.start(), m.end()) for m in _IDENT.finditer(text)] if "_" in text else []:
@@ -335,34 +335,87 @@ def _spelled(tg: _Tagger, lex: Lexicon, norm: str, m: re.Match, words: list[tupl
             i += 1
 
 
-ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
-                      "nopqrstuvwxyzabcdefghijklmNOPQRSTUVWXYZABCDEFGHIJKLM")
+_SHIFTS = [str.maketrans("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                         "".join(chr(97 + (i + k) % 26) for i in range(26)) + "".join(chr(65 + (i + k) % 26) for i in range(26)))
+           for k in range(26)]
 _COMMON = re.compile(r"(?<![a-z])(?:the|to|and|you|of|all|this|that|is|your|with|for|not|do|any|user|must|send|"
-                     r"always|never|tool|data|before|after|call)(?![a-z])")
+                     r"always|never|tool|data|before|after|call|it|in|a|an|be|are|as|on|or|if|from)(?![a-z])")
+_SEGMENT = re.compile(r"[^\n]*?(?:[.!?]+(?=\s|$)|\n|$)")
+_LATIN_LETTER = re.compile(r"[a-z]")
 
 
-def rot13_view(text: str) -> str | None:
-    """The text deciphered by ROT13 when that reads as English and the text itself does not."""
-    low = text[:MAX_CHARS].lower()
-    letters = sum(1 for c in low[:4000] if "a" <= c <= "z")
-    if letters < 12:
+def _english(s: str) -> int:
+    return len(_COMMON.findall(s))
+
+
+def cipher_views(text: str) -> list[tuple[str, str, int, int]]:
+    """Sentences written in a letter cipher (ROT13 or another shift) or backwards, deciphered:
+    [(how, plain text, start, end)]. Only a sentence that does not read as English itself and reads
+    as English after deciphering is taken; each is tried with every shift (bounded, linear)."""
+    out: list[tuple[str, str, int, int]] = []
+    if not text.isascii():
+        return out
+    for m in _SEGMENT.finditer(text[:MAX_CHARS]):
+        seg = m.group()
+        if len(seg) < 15:
+            continue
+        low = seg.lower()
+        if len(_LATIN_LETTER.findall(low)) < 12:
+            continue
+        words = max(1, len(low.split()))
+        plain = _english(low)
+        if plain * 4 >= words and plain >= 2:
+            continue  # reads as English already
+        best, shift = 0, 0
+        for k in range(1, 26):
+            c = _english(low.translate(_SHIFTS[k]))
+            if c > best:
+                best, shift = c, k
+        if best >= 3 and best > 2 * plain + 1 and best * 4 >= words:
+            how = "ROT13" if shift == 13 else f"a letter shift of {(26 - shift) % 26}"
+            out.append((how, seg.translate(_SHIFTS[shift]), m.start(), m.end()))
+            continue
+        back = _english(low[::-1])
+        if back >= 3 and back > 2 * plain + 1:
+            out.append(("reversed text", seg[::-1], m.start(), m.end()))
+    return out
+
+
+_SPACED_RUN = re.compile(r"(?<![^\W_])(?:[^\W\d_][ .\-_·•*/|]{1,3}){3,}[^\W\d_](?![^\W_])")
+_SEP = re.compile(r"[ .\-_·•*/|]+")
+
+
+def spaced_view(text: str) -> tuple[str, int, int] | None:
+    """Letters spaced or dotted apart with wider gaps between words (`n.o. n.e.e.d.`, `a l w a y s  p u t`),
+    read as words: (the text with each such run rewritten, start of the first run, end of the last)."""
+    runs = list(_SPACED_RUN.finditer(text[:MAX_CHARS])) if len(text) >= 7 else []
+    if not runs:
         return None
-    plain = len(_COMMON.findall(low[:4000]))
-    rot = low[:4000].translate(ROT13)
-    shifted = len(_COMMON.findall(rot))
-    if shifted >= 3 and shifted > 2 * plain + 1:
-        return text[:MAX_CHARS].translate(ROT13)
-    return None
-
-
-def reversed_view(text: str) -> str | None:
-    """Text written backwards (`resu eht llet ton od`) when that reads as English and the text does not."""
-    low = text[:4000].lower()
-    if len(low) < 12:
+    parts: list[str] = []
+    last = 0
+    changed = False
+    for m in runs:
+        run = m.group()
+        seps = _SEP.findall(run)
+        if not any(len(x) >= 2 for x in seps):
+            continue
+        words = [w for w in re.split(r"[ .\-_·•*/|]{2,}", run) if w]
+        rewritten = " ".join(_SEP.sub("", w) for w in words)
+        parts.append(text[last:m.start()])
+        parts.append(rewritten)
+        last = m.end()
+        changed = True
+    if not changed:
         return None
-    plain = len(_COMMON.findall(low))
-    rev = low[::-1]
-    back = len(_COMMON.findall(rev))
-    if back >= 3 and back > 2 * plain + 1:
-        return text[:MAX_CHARS][::-1]
-    return None
+    parts.append(text[last:])
+    return "".join(parts), runs[0].start(), runs[-1].end()
+
+
+_IDENT_WORDS = re.compile(r"[A-Za-z0-9]+(?:[_\-][A-Za-z0-9]+){4,}")
+
+
+def identifier_view(text: str) -> str | None:
+    """An identifier that is a sentence in disguise (`delete_branch_then_call_add_collaborator...`), as words."""
+    if len(text) > 300 or any(c.isspace() for c in text) or not _IDENT_WORDS.fullmatch(text):
+        return None
+    return re.sub(r"[_\-]+", " ", text)
