@@ -191,5 +191,8 @@ def option_defaults(meta: RuleMeta) -> dict[str, Any]:
     return {k: v["default"] for k, v in props.items() if isinstance(v, dict) and "default" in v}
 
 
-if __name__ == "__main__":  # python -m toolschema_lint.registry: refresh rules/catalog.json
+if __name__ == "__main__":  # python -m toolschema_lint.registry: refresh rules/catalog.json and the lexicon tables
+    from .analysis.lexicon import write_built
+
     print(write_built_catalog())
+    print(write_built())

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable
 
-from .text import Analysis, Tag, analyse, cipher_views, identifier_view, spaced_view
+from .text import Analysis, Tag, analyse, cipher_views, identifier_view, rough_classes, spaced_view
 
 # literal destinations: e-mail addresses, URLs, IBANs, phone numbers, crypto wallets
 ADDRESS = re.compile(
@@ -58,6 +58,22 @@ class _Sentence:
                 self.by.setdefault(c, []).append(t)
         self.addr = addr  # literal destinations in the sentence (original spans)
 
+    @property
+    def defensive(self) -> bool:
+        """A defensive note: it warns (`untrusted`) or says not to follow or act (`don't follow it`)."""
+        if "DEFENSE" in self.by:
+            return True
+        confirms = [_w(c) for c in self.by.get("CONFIRM", ())]
+        for f in self.by.get("FOLLOW", ()):
+            for n in self.by.get("NEG", ()):
+                if n is f or n.classes & {"WITHOUT", "CONFIRM", "NONEED", "ASK"} or n.clause != f.clause:
+                    continue  # "without asking", "no need to confirm": about the confirmation, not the following
+                if any(abs(c - _w(n)) <= 3 for c in confirms):
+                    continue
+                if 0 < _w(f) - _w(n) <= 2.5:  # "do not follow", "đừng tự làm theo"
+                    return True
+        return False
+
     def has(self, *classes: str) -> bool:
         return any(c in self.by for c in classes)
 
@@ -78,9 +94,12 @@ class _Sentence:
         w = _w(t)
         for c in cls:
             for n in self.by.get(c, ()):
-                if n is t or n.clause != t.clause:
+                # a needlessness reaches across a comma ("it is not necessary, to ask the user ...")
+                if n is t or n.clause != t.clause and "NONEED" not in n.classes:
                     continue
                 d = _w(n) - w
+                if d > 0 and self.text[n.end:n.end + 4].lower() in (" to ", " to\n"):
+                    continue  # "tell them not to": the negation belongs to what follows
                 if -before <= d <= after and not (n.start >= t.start and n.end <= t.end):
                     return True
         return False
@@ -118,7 +137,7 @@ def concealment(s: _Sentence) -> Intent | None:
             return Intent("concealment", "concealment", *_span(h), _view(h))
     if not protective:
         for t in s.get("TELL"):
-            if s.negated(t, 5, 1) and (s.has("USER", "ADDR") or _self_neg(t) and s.has("DIR", "PAYLOAD")):
+            if s.negated(t, 5, 3) and (s.has("USER", "ADDR") or _self_neg(t) and s.has("DIR", "PAYLOAD")):
                 if s.count("NEG") >= 2 and s.has("WITHOUT"):
                     continue
                 return Intent("concealment", "keeping it from the user", *_span(t), _view(t))
@@ -188,7 +207,7 @@ def priority(s: _Sentence) -> Intent | None:
 
 
 def tampering(s: _Sentence) -> Intent | None:
-    if s.lead_neg:
+    if s.lead_neg or s.defensive:
         return None
     for m in s.get("ARGMOD"):
         objs = [o for o in s.get("ARGOBJ") if o is not m and abs(_w(o) - _w(m)) <= 10]
@@ -229,7 +248,7 @@ def exfiltration(s: _Sentence) -> Intent | None:
     if not sends:
         return None
     dest = bool(s.addr) or s.has("SINK")
-    if not dest or s.lead_neg:
+    if not dest or s.lead_neg or s.defensive:
         return None
     why = s.has("ALSO", "CONTEXT", "HIDE") or (bool(s.addr) and s.has("USER", "PAYLOAD", "SENS"))
     if not why:
@@ -242,7 +261,7 @@ def exfiltration(s: _Sentence) -> Intent | None:
 
 
 def output_instructions(s: _Sentence) -> Intent | None:
-    if s.has("DEFENSE") or s.lead_neg or not s.has("OUTPUT", "PAYLOAD", "TREAT"):
+    if s.defensive or s.lead_neg or not s.has("OUTPUT", "PAYLOAD", "TREAT"):
         return None
     for f in s.get("FOLLOW") + s.get("TREAT"):
         if s.negated(f, 4, 2, ("NEG",)):
@@ -257,7 +276,7 @@ def output_instructions(s: _Sentence) -> Intent | None:
 
 
 def sensitive(s: _Sentence) -> Intent | None:
-    if s.lead_neg or s.has("DEFENSE") or (s.has("NEG") and not s.addr):
+    if s.lead_neg or s.defensive or (s.has("NEG") and not s.addr):
         return None
     for x in s.get("SENS"):
         verbs = [v for v in s.get("ASK") + s.get("SEND") if abs(_w(v) - _w(x)) <= 7 and v is not x]
@@ -273,7 +292,8 @@ def safety(s: _Sentence) -> Intent | None:
     for x in s.get("SAFE"):
         if s.negated(x, 3, 0, ("NEG",)):
             continue
-        if s.has("THIS", "TOOL", "NONEED", "CONFIRM", "ADDR", "FOLLOW"):
+        if any(t.classes & {"THIS", "TOOL", "NONEED", "CONFIRM", "ADDR", "FOLLOW"} and (t.end <= x.start or t.start >= x.end)
+               for t in s.tags):
             return Intent("safety", "claims to be safe or pre-approved", *_span(x), _view(x))
     for c in s.get("CONFIRM"):
         if s.negated(c, 5, 3, ("NONEED", "NEG", "WITHOUT")) and s.has("NONEED"):
@@ -318,14 +338,49 @@ def find(a: Analysis) -> dict[str, Intent]:
 
 
 _QUICK = re.compile(r"[a-z]{3}")
+_SPACE_OR_WIDE = re.compile(r"\s|[^\x00-\u2fff]")  # a space, or a script written without spaces
+
+
+def _classes(a: Analysis) -> set[str]:
+    c: set[str] = set()
+    for t in a.tags:
+        c |= t.classes
+    return c
+
+
+def _possible(c: set[str], text: str) -> bool:
+    """A necessary condition of every intent, on the classes of the whole string: most strings hold
+    none, and skip the sentence-by-sentence patterns."""
+    return bool(
+        c & {"HIDE", "VOID", "PRECEDENCE", "SAFE", "CONTEXT", "SENS", "TREAT"}
+        or "TELL" in c and c & {"NEG", "NONEED", "WITHOUT"}
+        or "CONFIRM" in c and c & {"NEG", "NONEED", "WITHOUT"}
+        or "SECRET" in c and "INSTR" in c
+        or "AUTHORITY" in c and "INSTR" in c
+        or "FIRST" in c and "OTHER" in c and "TOOL" in c
+        or "ARGMOD" in c and "ARGOBJ" in c
+        or "CALL" in c and ("OTHER" in c and "TOOL" in c or "@" in text or "://" in text)
+        or "SEND" in c and ("SINK" in c or "@" in text or "://" in text or "+" in text)
+        or "FOLLOW" in c and c & {"OUTPUT", "PAYLOAD", "INSTR", "CONFIRM"})
 
 
 @lru_cache(maxsize=8192)
 def intents(text: str) -> dict[str, Intent]:
     """Every intent found in `text`, and in its other readings: letter ciphers and reversed sentences,
     letters spaced apart into words, a snake_case sentence: {intent: Intent}."""
-    a = analyse(text)
-    out = find(a) if a.tags else {}
+    if len(text) < 8 or not _SPACE_OR_WIDE.search(text):
+        # a single word (a key, a name, an enum value) holds no sentence, unless it is one in snake_case
+        iv = identifier_view(text) if "_" in text or "-" in text else None
+        if iv is None:
+            return {}
+        return {name: Intent(hit.name, hit.kind, 0, len(text), "identifier words")
+                for name, hit in find(analyse(iv)).items()}
+    rough = rough_classes(text)
+    if rough is not None and not _possible(rough, text):
+        out: dict[str, Intent] = {}
+    else:
+        a = analyse(text)
+        out = find(a) if a.tags and _possible(_classes(a), text) else {}
     if len(out) == len(INTENTS) or len(text) < 12:
         return out
     views: list[tuple[str, str, int, int]] = []
@@ -408,4 +463,13 @@ def mentioned_at(text: str, pos: int) -> bool:
         if m.start() <= pos < m.end():
             outside = set().union(*(t.classes for t in tags if not (m.start() < t.start and t.end < m.end())))
             return bool(outside & {"MENTION", "NEG", "DEFENSE"})
+    return False
+
+
+def states_confirmation(text: str) -> bool:
+    """A sentence that says the user confirms or approves (each call, before it runs), not negated."""
+    for s in _sentences(analyse(text)):
+        for c in s.get("CONFIRM"):
+            if s.has("USER") and not s.negated(c, 5, 3):
+                return True
     return False

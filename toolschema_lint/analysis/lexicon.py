@@ -7,8 +7,10 @@ Japanese terms are looked up as substrings of a run of those scripts.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -21,13 +23,28 @@ CLASSES = (
 )
 ALIASES = {"SILENTOK": "NEUTRAL"}  # earlier name of a class
 
-WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")  # a word of any script (an apostrophe inside: don't)
-_CJK = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-MIN_STEM = 3  # a stem shorter than this would match too much
+_CJK_CHARS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# a word: a run of Chinese/Japanese characters, or of letters and digits of any other script (an
+# apostrophe inside: don't); the two never share a word (`bccにaudit` is `bcc`, `に`, `audit`)
+# combining marks (Devanagari vowel signs, Arabic harakat, accents left unmerged) belong to their word
+_MARKS = "\u0300-\u036f\u0483-\u0489\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0900-\u0903\u093a-\u094f" \
+         "\u0951-\u0957\u0962\u0963"
+_LETTER = f"(?:[^\\W_{_CJK_CHARS}]|[{_MARKS}])"
+WORD = re.compile(f"[{_CJK_CHARS}]+|{_LETTER}+(?:['’]{_LETTER}+)*")
+_CJK = re.compile(f"[{_CJK_CHARS}]")
+MIN_STEM = 3  # a stem shorter than this would match too much (in alphabets; Hangul syllables: 2)
 
 
 def is_cjk(ch: str) -> bool:
     return _CJK.match(ch) is not None
+
+
+# languages written in another script: an ASCII term in their lexicon is an English loanword
+_OWN_SCRIPT = frozenset({"zh", "ja", "ko", "ru", "uk", "ar", "hi"})
+
+
+def _min_stem(stem: str) -> int:
+    return 2 if "\uac00" <= stem[0] <= "\ud7a3" else MIN_STEM
 
 
 @dataclass
@@ -42,6 +59,51 @@ class Lexicon:
     cjk: dict[str, frozenset[str]] = field(default_factory=dict)  # CJK term -> classes
     cjk_lengths: tuple[int, ...] = ()
     languages: tuple[str, ...] = ()
+    _first: dict[str, frozenset[str]] | None = None
+    _pairs: dict[tuple[str, str], list[tuple[tuple[str, ...], bool, frozenset[str]]]] | None = None
+    _stem_pairs: dict[str, list[tuple[str, frozenset[str]]]] | None = None
+
+    def index_pairs(self) -> None:
+        """Phrases by their first two words (two-word phrases ending in a stem: by the first word)."""
+        pairs: dict[tuple[str, str], list] = {}
+        stem_pairs: dict[str, list] = {}
+        for first, cands in self.phrases.items():
+            for rest, stem, classes in cands:
+                if len(rest) == 1 and stem:
+                    stem_pairs.setdefault(first, []).append((rest[0], classes))
+                else:
+                    pairs.setdefault((first, rest[0]), []).append((rest[1:], stem, classes))
+        self._pairs, self._stem_pairs = pairs, stem_pairs
+
+    def phrase_hits(self, words: list[str], i: int) -> list[tuple[int, frozenset[str]]]:
+        """(number of words, classes) of each phrase starting at word i of `words`."""
+        if self._pairs is None:
+            self.index_pairs()
+        n = len(words)
+        if i + 1 >= n:
+            return []
+        out = []
+        w, nxt = words[i], words[i + 1]
+        for rest, stem, classes in self._pairs.get((w, nxt), ()):  # type: ignore[union-attr]
+            k = len(rest)
+            if i + 1 + k < n and all(words[i + 2 + j] == part or stem and j == k - 1 and words[i + 2 + j].startswith(part)
+                                     for j, part in enumerate(rest)):
+                out.append((k + 2, classes))
+            elif k == 0:
+                out.append((2, classes))
+        sp = self._stem_pairs.get(w)  # type: ignore[union-attr]
+        if sp:
+            for part, classes in sp:
+                if nxt.startswith(part):
+                    out.append((2, classes))
+        return out
+
+    @property
+    def phrase_first(self) -> dict[str, frozenset[str]]:
+        """First word of a phrase -> the classes of every phrase it starts (an over-approximation)."""
+        if self._first is None:
+            self._first = {w: frozenset().union(*(c for _r, _s, c in cands)) for w, cands in self.phrases.items()}
+        return self._first
 
 
 def _add(table: dict, key, classes: set[str]) -> None:
@@ -71,8 +133,8 @@ def build(files: dict[str, dict]) -> Lexicon:
                     continue
                 stem = term.endswith("*")
                 term = term.rstrip("*").strip()
-                if not term or lang != "en" and term.isascii() and term in english:
-                    continue
+                if not term or lang != "en" and term.isascii() and (term in english or lang in _OWN_SCRIPT):
+                    continue  # English words in another lexicon are loanwords: English gives their classes
                 if any(is_cjk(c) for c in term) and " " not in term:
                     _add(cjk, term, {cls})
                     continue
@@ -80,7 +142,7 @@ def build(files: dict[str, dict]) -> Lexicon:
                 if not parts:
                     continue
                 if len(parts) == 1:
-                    if stem and len(parts[0]) >= MIN_STEM:
+                    if stem and len(parts[0]) >= _min_stem(parts[0]):
                         _add(stems, parts[0], {cls})
                     else:
                         _add(words, parts[0], {cls})
@@ -97,18 +159,81 @@ def build(files: dict[str, dict]) -> Lexicon:
 
 
 def normalise_term(term: str) -> str:
-    import unicodedata
-
+    if term.isascii():
+        return " ".join(term.lower().split())
     return " ".join(unicodedata.normalize("NFKC", term).casefold().split())
+
+
+BUILT = "built.json"  # the merged tables, read instead of building them while its digest matches the sources
+
+
+def _sources() -> list[tuple[str, str]]:
+    root = resources.files("toolschema_lint.catalog").joinpath("lexicons")
+    return [(e.name, e.read_text(encoding="utf-8")) for e in sorted(root.iterdir(), key=lambda e: e.name)
+            if e.name.endswith(".json") and e.name != BUILT]
+
+
+def _digest(sources: list[tuple[str, str]]) -> str:
+    h = hashlib.sha256()
+    for name, text in sources:
+        h.update(name.encode("utf-8") + b"\0" + text.encode("utf-8") + b"\0")
+    return h.hexdigest()
+
+
+def _built(sources: list[tuple[str, str]]) -> Lexicon:
+    files: dict[str, dict] = {}
+    for name, text in sources:
+        doc = json.loads(text)
+        files[str(doc.get("lang") or name[:-5])] = doc
+    return build(files)
+
+
+def _to_json(lex: Lexicon) -> dict:
+    return {"words": {k: sorted(v) for k, v in lex.words.items()},
+            "stems": {k: sorted(v) for k, v in lex.stems.items()},
+            "phrases": {k: [[list(rest), stem, sorted(c)] for rest, stem, c in v] for k, v in lex.phrases.items()},
+            "cjk": {k: sorted(v) for k, v in lex.cjk.items()}, "languages": list(lex.languages)}
+
+
+def _from_json(data: dict) -> Lexicon:
+    sets: dict[tuple[str, ...], frozenset[str]] = {}
+
+    def fs(classes: list[str]) -> frozenset[str]:
+        key = tuple(classes)
+        got = sets.get(key)
+        if got is None:
+            got = sets[key] = frozenset(classes)
+        return got
+
+    stems = {k: fs(v) for k, v in data["stems"].items()}
+    cjk = {k: fs(v) for k, v in data["cjk"].items()}
+    return Lexicon({k: fs(v) for k, v in data["words"].items()}, stems,
+                   tuple(sorted({len(x) for x in stems}, reverse=True)),
+                   {k: [(tuple(rest), stem, fs(c)) for rest, stem, c in v] for k, v in data["phrases"].items()},
+                   cjk, tuple(sorted({len(x) for x in cjk}, reverse=True)), tuple(data["languages"]))
 
 
 @lru_cache(maxsize=1)
 def lexicon() -> Lexicon:
-    """Every lexicon shipped in the catalogue."""
-    root = resources.files("toolschema_lint.catalog").joinpath("lexicons")
-    files: dict[str, dict] = {}
-    for entry in sorted(root.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".json"):
-            doc = json.loads(entry.read_text(encoding="utf-8"))
-            files[str(doc.get("lang") or entry.name[:-5])] = doc
-    return build(files)
+    """Every lexicon shipped in the catalogue, merged: from `built.json` while it matches the sources
+    (`python -m toolschema_lint.registry` writes it; a test fails when it is stale), else built anew."""
+    sources = _sources()
+    try:
+        text = resources.files("toolschema_lint.catalog").joinpath("lexicons", BUILT).read_text(encoding="utf-8")
+        data = json.loads(text)
+        if isinstance(data, dict) and data.get("digest") == _digest(sources):
+            return _from_json(data)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return _built(sources)
+
+
+def write_built() -> str:
+    """Write the merged tables beside the lexicons; returns where they went."""
+    sources = _sources()
+    data = {"digest": _digest(sources), **_to_json(_built(sources))}
+    target = str(resources.files("toolschema_lint.catalog").joinpath("lexicons", BUILT))
+    with open(target, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        fh.write("\n")
+    return target

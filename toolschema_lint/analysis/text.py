@@ -70,7 +70,7 @@ class Analysis:
 def _char(c: str) -> str:
     if c in INVISIBLE:
         return ""
-    return unicodedata.normalize("NFKC", c).casefold()
+    return unicodedata.normalize("NFKC", c).casefold().replace("\u0307", "")  # Turkish İ folds to i + dot above
 
 
 def normalise(text: str) -> tuple[str, list[int] | None]:
@@ -156,17 +156,69 @@ def _word_classes(lex: Lexicon, w: str) -> frozenset[str] | None:
 _AR_PROCLITICS = ("وال", "بال", "فال", "كال", "لل", "ال", "و", "ف", "ب", "ل")
 
 
+_CACHE: dict[str, frozenset[str] | None] = {}  # word -> classes, for the lexicon in use (`_CACHE_OF`)
+_CACHE_OF: list[Lexicon] = []
+CACHE_WORDS = 200_000
+
+
 def _lookup(lex: Lexicon, w: str) -> tuple[frozenset[str] | None, str]:
+    if not _CACHE_OF or _CACHE_OF[0] is not lex:
+        _CACHE.clear()
+        _CACHE_OF[:] = [lex]
+    try:
+        return _CACHE[w], ""
+    except KeyError:
+        pass
+    c = _lookup_uncached(lex, w)
+    if len(_CACHE) >= CACHE_WORDS:
+        _CACHE.clear()
+    _CACHE[w] = c
+    return c, ""
+
+
+def _lookup_uncached(lex: Lexicon, w: str) -> frozenset[str] | None:
     c = _word_classes(lex, w)
     if c is not None:
-        return c, ""
+        return c
+    for q in ("'", "’"):  # French and Italian elision: l'utilisateur, dell'utente, n'informez
+        i = w.find(q)
+        if 0 < i <= 4 and len(w) - i > 2:
+            c = _word_classes(lex, w[i + 1:])
+            if c is not None:
+                return c
     if "\u0600" <= w[0] <= "\u06ff":  # Arabic: conjunctions, prepositions and the article attach to the word
         for p in _AR_PROCLITICS:
             if w.startswith(p) and len(w) - len(p) >= 2:
                 c = _word_classes(lex, w[len(p):])
                 if c is not None:
-                    return c, ""
-    return None, ""
+                    return c
+    return None
+
+
+_MIXED = re.compile(r"[a-z][0-9@$!|]|[0-9@$!|][a-z]")
+
+
+def rough_classes(text: str, lex: Lexicon | None = None) -> set[str] | None:
+    """At least every class `analyse` would find in plain ASCII text, from one cheap pass over its
+    words (phrases counted by their first word); None where only the full analysis can tell
+    (other scripts, leetspeak, letters spaced apart)."""
+    if not text.isascii():
+        return None
+    low = text.lower()
+    if _MIXED.search(low) or (len(low) >= 7 and _SPACED.search(low)):
+        return None
+    lex = lex or lexicon()
+    phrases = lex.phrases
+    out: set[str] = set()
+    words = WORD.findall(low)
+    for i, w in enumerate(words):
+        c, _ = _lookup(lex, w)
+        if c is not None:
+            out |= c
+        if w in phrases:
+            for _k, classes in lex.phrase_hits(words, i):
+                out |= classes
+    return out
 
 
 def analyse(text: str, lex: Lexicon | None = None) -> Analysis:
@@ -180,10 +232,10 @@ def analyse(text: str, lex: Lexicon | None = None) -> Analysis:
     clause_starts = sorted(set(sent_starts) | {m.end() for m in CLAUSE_END.finditer(norm)})
     tg = _Tagger(lex, src, len(text), sent_starts, clause_starts)
     words = [(m.group(), m.start(), m.end()) for m in WORD.finditer(norm)]
-    nwords = len(words)
+    plain = [w[0] for w in words]
     phrases = lex.phrases
     for i, (w, s, e) in enumerate(words):
-        if is_cjk(w[0]) or (len(w) > 1 and is_cjk(w[-1])):
+        if "\u3040" <= w[0] <= "\u9fff" or "\uf900" <= w[0] <= "\ufaff":  # a Chinese or Japanese run
             _cjk(tg, lex, w, s, i)
             continue
         c, view = _lookup(lex, w)
@@ -195,23 +247,11 @@ def analyse(text: str, lex: Lexicon | None = None) -> Analysis:
             view = "leetspeak" if c is not None else ""
         if c is not None:
             tg.add(c, i, s, e, view)
-        cands = phrases.get(w)
-        if cands:
-            for rest, stem, classes in cands:
-                k = len(rest)
-                if i + k >= nwords:
-                    continue
-                ok = True
-                for j, part in enumerate(rest):
-                    nw = words[i + 1 + j]
-                    if nw[0] != part and not (stem and j == k - 1 and nw[0].startswith(part)):
-                        ok = False
-                        break
-                    if nw[1] - words[i + j][2] > 3:  # words of a phrase are separated by a short gap only
-                        ok = False
-                        break
-                if ok:
-                    tg.add(classes, i, s, words[i + k][2])
+        if w in phrases:
+            for k, classes in lex.phrase_hits(plain, i):
+                # the words of a phrase are separated by a short gap only
+                if all(words[i + j + 1][1] - words[i + j][2] <= 3 for j in range(k - 1)):
+                    tg.add(classes, i, s, words[i + k - 1][2])
     # leetspeak with symbols inside a word (`1gn@re`, `$ecret`) that the word scan split
     if any(ch in norm for ch in "@$!|€+"):
         for m in _LEET_WORD.finditer(norm):
@@ -243,7 +283,11 @@ def analyse(text: str, lex: Lexicon | None = None) -> Analysis:
     sentences = []
     for k, s in enumerate(sent_starts):
         e = sent_starts[k + 1] if k + 1 < len(sent_starts) else len(norm)
-        sentences.append(tg.orig(s, e) if e > s else (s, s))
+        if e > s:
+            sentences.append(tg.orig(s, e))
+        else:  # an empty last sentence: where the text ends
+            at = len(text) if src is None or s >= len(src) else src[s]
+            sentences.append((min(at, len(text)), min(at, len(text))))
     starts = [w[1] for w in words]
     first_words = [bisect.bisect_left(starts, s) for s in sent_starts]
     return Analysis(text, norm, tg.tags, sentences, first_words)
@@ -276,7 +320,8 @@ def _mentions(text: str, tags: list[Tag], sent_starts: list[int], tg: "_Tagger")
 _NOUNISH = frozenset({"SINK", "SENS", "ARGOBJ", "CONTEXT", "PAYLOAD", "OUTPUT", "INSTR", "TOOL", "USER", "AUTHORITY"})
 _VERBISH = frozenset({"SEND", "CALL", "EXEC", "FOLLOW", "TELL", "ASK", "ARGMOD", "FETCH", "UPLOAD", "WRITE"})
 _IDENT = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
-_ABBREVIATIONS = ("e.g", "i.e", "etc", " vs", " cf", "approx", " no", "eg", "ie", "z.b", "d.h", "p.ex", "ex", "dr", "mr")
+_ABBREVIATIONS = ("e.g", "i.e", "etc", " vs", " cf", "approx", " no", "eg", "ie", "z.b", "d.h", "p.ex", "ex", "dr", "mr",
+                  "p. ej", "p.ej", "por ej", "ad es", "per es", "bzw", "usw", "vgl", "z. b", "d. h", "т.е", "т.д", "т.п")
 
 
 def _abbreviation(norm: str, end: int) -> bool:
@@ -364,8 +409,8 @@ def cipher_views(text: str) -> list[tuple[str, str, int, int]]:
             continue
         words = max(1, len(low.split()))
         plain = _english(low)
-        if plain * 4 >= words and plain >= 2:
-            continue  # reads as English already
+        if plain * 6 >= words and plain >= 1:
+            continue  # reads as English already (a cipher keeps hardly any English word by chance)
         best, shift = 0, 0
         for k in range(1, 26):
             c = _english(low.translate(_SHIFTS[k]))

@@ -188,6 +188,16 @@ def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str,
 
 
 @per_tool
+def _states_confirmation(tool: Tool) -> bool:
+    """Whether the description says each call waits for the user's confirmation (in a language of the
+    lexicons): a confirmation word near the user, not negated."""
+    from ..analysis.intents import states_confirmation
+
+    desc = _text(tool.description)
+    return bool(desc) and states_confirmation(desc[:20_000])
+
+
+@per_tool
 def _states_read_only(tool: Tool) -> bool:
     """Whether the tool's description says its queries run read-only (a replica, a read-only role)."""
     from ..analysis.text import analyse
@@ -624,6 +634,8 @@ def braked(tool: Tool, caps: frozenset[str] | None = None) -> bool:
     ann = tool.annotation_map
     if ann.get("destructiveHint") is True or approval_signal(tool) is True:
         return True
+    if tool.dialect != "mcp" and _states_confirmation(tool):
+        return True  # OpenAI, Anthropic and Gemini have no annotations: a stated confirmation step is the brake
     if ann.get("readOnlyHint") is False:
         caps = capabilities(tool) if caps is None else caps
         return ann.get("destructiveHint") is not False or caps == {"send"}

@@ -1486,13 +1486,23 @@ INTENT_RULES = {"TSL501": "override", "TSL502": "concealment", "TSL503": "priori
 
 def intent_found(text: str, rid: str) -> Found | None:
     """The intent rule `rid` reads, as a finding on `text` (quoting the original span)."""
-    from ..analysis.intents import intents
-
-    hit = intents(text).get(INTENT_RULES[rid])
+    found = _intents(text)
+    if not found:
+        return None
+    hit = found.get(INTENT_RULES[rid])
     if hit is None:
         return None
     kind = f"{hit.kind}, as {hit.view}" if hit.view else hit.kind
     return Found(quote(text, hit.start, hit.end), kind)
+
+
+def _intents(text: str) -> dict:
+    """`analysis.intents.intents`, imported when first needed (the analysis layer loads the lexicons)."""
+    global _intents
+    from ..analysis.intents import intents
+
+    _intents = intents
+    return intents(text)
 
 
 def _with_intent(det: Callable[[str], Found | None], rid: str) -> Callable[[str], Found | None]:
@@ -1509,12 +1519,18 @@ def _with_intent(det: Callable[[str], Found | None], rid: str) -> Callable[[str]
 def _mentioned(text: str, found: Found) -> bool:
     from ..analysis.intents import mentioned_at
 
-    core = found.quote.strip(".").strip()[:24]
-    pos = text.find(core) if core else -1
+    core = found.quote.strip(".").strip()
+    if not core:
+        return False
+    pos = text.find(core)
     if pos < 0:
-        pos = _WS_RUN.sub(" ", text).find(core)  # the quote squeezes whitespace
+        view = model_view(text)  # the phrase detectors quote what the model sees (NFKC: `，` is `,`)
+        pos = view.find(core) if len(view) == len(text) else -1
         if pos < 0:
-            return False
+            pos = _WS_RUN.sub(" ", text).find(core)  # the quote squeezes whitespace
+            if pos < 0:
+                return False
+    # the match sits in the middle of its quote (context on both sides)
     return mentioned_at(text, pos + len(core) // 2)
 
 
@@ -1869,6 +1885,7 @@ _SENSITIVE_NAME = {
 }
 
 
+@lru_cache(maxsize=16384)
 def _sensitive_kind(name: str) -> str | None:
     from .security_capability import words
 
@@ -1885,7 +1902,12 @@ def _own_domain(tool: Tool) -> bool:
     from .security_capability import words
 
     ws = set(words(tool.name)) | set(words(tool.title if isinstance(tool.title, str) else ""))
-    return bool(ws & _SENSITIVE_DOMAINS)
+    if ws & _SENSITIVE_DOMAINS:
+        return True
+    # a name in another language (`dogrulama_kodu_gonder`: send a verification code) read with the lexicons
+    from ..analysis.text import analyse
+
+    return any("SENS" in t.classes or "PAY" in t.classes for t in analyse(" ".join(sorted(ws))[:500]).tags)
 
 
 def _sensitive_params(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str]]:
