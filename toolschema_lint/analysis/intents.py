@@ -406,6 +406,7 @@ def analyse_decoded(text: str) -> dict[str, Intent]:
 
 # --- what a parameter's description says is done with its value ---------------------------------------
 
+_NOT_ONE_WORD = re.compile(r"[^\w]")
 _CAP_CLASSES = frozenset({"EXEC", "EVAL", "QUERY", "FETCH", "UPLOAD", "OVERWRITE", "SEND"})
 
 
@@ -430,13 +431,20 @@ def described_capability(description: str) -> tuple[str, str] | None:
     def near(x: str, y: str, d: int) -> bool:
         return any(abs(_w(p) - _w(q)) <= d for p in by.get(x, ()) for q in by.get(y, ()))
 
-    if "EVAL" in classes or near("EXEC", "CODE", 8):
+    # executed as code: an evaluation (`page.evaluate`, `exec()`, an unsandboxed template), an execution phrase
+    # near a code word (`handed to /bin/sh`), or an execution word where the description says what the value
+    # is in its first words (`Shell command to run`, not `the unit of the command's execution time`)
+    strong_exec = [t for t in by.get("EXEC", ()) if _NOT_ONE_WORD.search(a.text, t.start, t.end)]
+    lead = [t for t in by.get("CODE", ()) if t.word <= 5]
+    if "EVAL" in classes or any(abs(_w(e) - _w(c)) <= 8 for e in strong_exec for c in by.get("CODE", ())) \
+            or lead and near("EXEC", "CODE", 14):
         return "command", "its description says the value is executed or evaluated as code"
     if near("QUERY", "EXEC", 8):
         return "sql", "its description says the value is run as a database query"
     if "FETCH" in classes and "INTERNAL" in classes and ("SINK" in classes or "://" in a.text):
         return "internal", "its description says the value is fetched, internal hosts or local files included"
-    if "OVERWRITE" in classes and ("WRITE" in classes or "path" in a.norm or "file" in a.norm):
+    phrase_over = any(" " in a.text[t.start:t.end].strip() for t in by.get("OVERWRITE", ()))
+    if "OVERWRITE" in classes and ("WRITE" in classes or phrase_over and ("path" in a.norm or "file" in a.norm)):
         return "overwrite", "its description says an existing file is overwritten"
     if "UPLOAD" in classes or "SEND" in classes and "SINK" in classes:
         if "INTERNAL" in classes or "://" in a.text or "UPLOAD" in classes and "SINK" in classes:

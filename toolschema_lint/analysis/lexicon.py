@@ -39,6 +39,7 @@ def is_cjk(ch: str) -> bool:
     return _CJK.match(ch) is not None
 
 
+_PUNCT = re.compile(r"[:/()\[\]{}<>=@#$%^&+|\\;,\"!?`]")
 # languages written in another script: an ASCII term in their lexicon is an English loanword
 _OWN_SCRIPT = frozenset({"zh", "ja", "ko", "ru", "uk", "ar", "hi"})
 
@@ -139,8 +140,8 @@ def build(files: dict[str, dict]) -> Lexicon:
                     _add(cjk, term, {cls})
                     continue
                 parts = tuple(WORD.findall(term))
-                if not parts:
-                    continue
+                if not parts or len(parts) == 1 and _PUNCT.search(term):
+                    continue  # `file://`, `exec(` would collapse into the bare word (`file`, `exec`)
                 if len(parts) == 1:
                     if stem and len(parts[0]) >= _min_stem(parts[0]):
                         _add(stems, parts[0], {cls})

@@ -141,6 +141,8 @@ class _Tagger:
 
 def _word_classes(lex: Lexicon, w: str) -> frozenset[str] | None:
     c = lex.words.get(w)
+    if c is not None:
+        return c  # a word listed as such is read as listed, not also by another language's stem
     stems = lex.stems
     if stems:
         n = len(w)
