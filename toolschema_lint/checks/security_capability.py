@@ -348,6 +348,8 @@ def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | No
     if wset & _BYPASS_VERBS and wset & (_GUARDS | _AUTHORITY) or wset & _UNSAFE or ws[0] == "bypass":
         return "transport" if wset & _TRANSPORT else "bypass"
     boolean = "boolean" in _types(schema)
+    if boolean and ws[0] in _FILTER_PREFIXES:
+        return None  # `only_root`, `include_owner`: which results to return, not who the caller is
     if joined in _AUTHORITY_NAMES or wset & _AUTHORITY and (ws[0] in _CLAIM_PREFIXES or (boolean and len(ws) <= 3)):
         return "authority"
     if joined in _ROLE_NAMES or ws[-1] in ("role", "privilege", "privileges", "clearance"):
@@ -362,6 +364,7 @@ def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | No
     return None
 
 
+_FILTER_PREFIXES = {"only", "include", "exclude", "show", "hide", "list", "filter", "return", "with", "without"}
 _FORCEABLE = {"delete", "remove", "push", "overwrite", "update", "kill", "stop", "restart", "reset", "apply", "install",
               "replace", "write", "close", "unlock", "merge", "mode", "drop", "recreate", "uninstall", "terminate"}
 _PERMISSION_WHY = {
@@ -520,7 +523,8 @@ def unsanitized_html_output(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 _READ_VERBS = {"get", "list", "read", "search", "fetch", "find", "view", "show", "describe", "count", "check",
                "validate", "preview", "lookup", "inspect", "explain", "query", "dry", "estimate", "quote", "simulate",
-               "status", "history"}
+               "status", "history", "calculate", "calc", "compute", "convert", "predict", "forecast", "analyze",
+               "analyse", "compare", "verify", "format", "parse"}
 _CAP_WORDS = {
     "delete": {"delete", "remove", "rm", "destroy", "purge", "wipe", "erase", "truncate", "unlink", "trash",
                "uninstall", "terminate", "kill", "revoke", "shred", "nuke", "rmdir"},
