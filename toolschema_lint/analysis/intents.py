@@ -83,7 +83,7 @@ class _Sentence:
     def near(self, a: str, b: str, dist: int, same_clause: bool = False) -> tuple[Tag, Tag] | None:
         for x in self.by.get(a, ()):
             for y in self.by.get(b, ()):
-                if abs(_w(x) - _w(y)) <= dist and (not same_clause or x.clause == y.clause):
+                if x is not y and abs(_w(x) - _w(y)) <= dist and (not same_clause or x.clause == y.clause):
                     return x, y
         return None
 
