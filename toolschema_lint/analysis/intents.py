@@ -39,6 +39,7 @@ class Intent:
     start: int  # original span
     end: int
     view: str = ""  # how the text was read when it was not plain ("ROT13", "leetspeak", ...)
+    count: int = 1  # for `sensitive`: how many kinds of sensitive data the sentence asks for
 
 
 class _Sentence:
@@ -284,7 +285,8 @@ def sensitive(s: _Sentence) -> Intent | None:
             continue
         if not s.has("USER", "ADDR"):
             continue  # a request the model is to make of the user (`Cookies to send with the request` is not)
-        return Intent("sensitive", "asks for " + _short(s, x), *_span(x, verbs[0]), _view(x, verbs[0]))
+        kinds = {" ".join(s.text[t.start:t.end].lower().split()) for t in s.get("SENS")}
+        return Intent("sensitive", "asks for " + _short(s, x), *_span(x, verbs[0]), _view(x, verbs[0]), len(kinds))
     return None
 
 
@@ -373,7 +375,7 @@ def intents(text: str) -> dict[str, Intent]:
         iv = identifier_view(text) if "_" in text or "-" in text else None
         if iv is None:
             return {}
-        return {name: Intent(hit.name, hit.kind, 0, len(text), "identifier words")
+        return {name: Intent(hit.name, hit.kind, 0, len(text), "identifier words", hit.count)
                 for name, hit in find(analyse(iv)).items()}
     rough = rough_classes(text)
     if rough is not None and not _possible(rough, text):
@@ -395,7 +397,7 @@ def intents(text: str) -> dict[str, Intent]:
     for label, view, start, end in views:
         for name, hit in find(analyse(view)).items():
             if name not in out:
-                out[name] = Intent(hit.name, hit.kind, start, end, label)
+                out[name] = Intent(hit.name, hit.kind, start, end, label, hit.count)
     return out
 
 

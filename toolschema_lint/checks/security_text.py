@@ -1493,7 +1493,7 @@ def intent_found(text: str, rid: str) -> Found | None:
     if hit is None:
         return None
     kind = f"{hit.kind}, as {hit.view}" if hit.view else hit.kind
-    return Found(quote(text, hit.start, hit.end), kind)
+    return Found(quote(text, hit.start, hit.end), kind, count=hit.count)
 
 
 def _intents(text: str) -> dict:
@@ -1922,7 +1922,10 @@ def _sensitive_params(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str]]
 
 
 def _gate_sensitive(tool: Tool, found: Found) -> Found | None:
-    return None if _own_domain(tool) else found
+    """A login takes a password and a payment a card: a tool whose job concerns such data may ask for one
+    of them. Asking for several at once (card number, security code and PIN; password and SMS code) is
+    harvesting, whatever the tool is."""
+    return None if _own_domain(tool) and found.count < 2 else found
 
 
 def _gate_safety(tool: Tool, found: Found) -> Found | None:
