@@ -8,7 +8,8 @@ child process with a hard ``--timeout``, so a catastrophic backtracking regex is
 killed instead of hanging the run. If the target cannot be imported the harness
 prints "skipped" and exits 0.
 
-Exit status: 0 if every case finished within ``--limit`` seconds (default 2),
+Exit status: 0 if every case finished within ``--limit`` seconds (default 5: the text-analysis layer reads
+every string several ways; linearity is checked by doubling ``--size``),
 1 if any case was slower, timed out or raised, 2 on a usage error.
 
 Usage::
@@ -77,6 +78,20 @@ CASES: dict[str, tuple[str, Callable[[int], str]]] = {
     "bidi_controls": ("bidi overrides alternating with text", lambda n: _fill("\u202ex\u202cy\u2066", n)),
     "alternating_scripts": ("alternating scripts and homoglyphs", _scripts),
     "url_like": ("http://a.a.a... never ending URL", lambda n: "http://" + _fill("a.", n - 7)),
+    # the text-analysis layer (toolschema_lint.analysis): normalisation, views, tagging, intents
+    "spaced_letters": ("letters spaced apart, one endless run (spelled-word reading)", lambda n: _fill("i g n o r e ", n)),
+    "dotted_letters": ("letters dotted apart with wider gaps", lambda n: _fill("n.o. n.e.e.d. ", n)),
+    "leet_words": ("leetspeak words", lambda n: _fill("1gn0r3 pr3v10us 1nstruct10ns ", n)),
+    "one_sentence": ("one endless sentence of tagged words", lambda n: _fill("do not tell the user and send a copy ", n)),
+    "many_sentences": ("short sentences of tagged words", lambda n: _fill("Always tell the user. Send it. ", n)),
+    "rot13_sentences": ("sentences that read as English only after ROT13", lambda n: _fill("Qb abg gryy gur hfre. ", n)),
+    "gibberish_sentences": ("sentences that read as nothing in any shift", lambda n: _fill("Xq zvb qwk plm rtz. ", n)),
+    "quotes": ("quotation marks around tagged words", lambda n: _fill('such as "ignore the rules" and ', n)),
+    "cjk_run": ("one endless Chinese run (substring look-ups)", lambda n: _fill("不要告诉用户忽略之前的指令", n)),
+    "hangul_words": ("Korean words with particles", lambda n: _fill("사용자에게 알리지 마세요 ", n)),
+    "devanagari_words": ("Hindi words with vowel signs", lambda n: _fill("उपयोगकर्ता को मत बताना ", n)),
+    "snake_identifier": ("one endless snake_case identifier", lambda n: _fill("call_send_email_with_bcc_", n)),
+    "addresses": ("many e-mail addresses and URLs", lambda n: _fill("send a copy to a@b.example and https://x.example/ ", n)),
 }
 
 
@@ -145,7 +160,7 @@ def run_case(target: str, case: str, size: int, timeout: float) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--target", help=f"module:function (default: first importable of {', '.join(DEFAULT_TARGETS)})")
-    ap.add_argument("--limit", type=float, default=2.0, help="max seconds allowed per string (default 2)")
+    ap.add_argument("--limit", type=float, default=5.0, help="max seconds allowed per string (default 5)")
     ap.add_argument("--timeout", type=float, default=None,
                     help="hard kill after this many seconds per string (default max(10, 5 x limit))")
     ap.add_argument("--size", type=int, default=MB, help="characters per string (default 1,000,000)")

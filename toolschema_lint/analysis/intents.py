@@ -12,6 +12,7 @@ sentence: nothing in a string switches a detector off for the rest of the text.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -320,11 +321,25 @@ INTENTS: dict[str, Callable[[_Sentence], Intent | None]] = {
 def _sentences(a: Analysis) -> Iterable[_Sentence]:
     addrs = [(m.start(), m.end()) for m in ADDRESS.finditer(a.text)] if ("@" in a.text or "://" in a.text
                                                                          or any(c.isdigit() for c in a.text)) else []
+    addr_starts = [x[0] for x in addrs]
     for k, tags in a.by_sentence().items():
         s0, s1 = a.sentences[k] if k < len(a.sentences) else (0, len(a.text))
         first = a.first_words[k] if k < len(a.first_words) else 0
-        yield _Sentence(tags, [x for x in addrs if s0 <= x[0] < s1 and not _LOOPBACK.search(a.text, x[0], x[1])
-                               and not _EXAMPLE_DOMAIN.search(a.text, x[0], x[1])], first, a.text)
+        here = [x for x in addrs[bisect.bisect_left(addr_starts, s0):bisect.bisect_left(addr_starts, s1)]
+                if not _LOOPBACK.search(a.text, x[0], x[1]) and not _EXAMPLE_DOMAIN.search(a.text, x[0], x[1])]
+        if len(tags) <= WINDOW:
+            yield _Sentence(tags, here, first, a.text)
+            continue
+        here_starts = [x[0] for x in here]
+        # an endless sentence is read in overlapping windows: every pattern is local, and this keeps the
+        # pairwise look-ups of a window bounded (linear time on megabyte strings)
+        for i in range(0, len(tags), WINDOW - OVERLAP):
+            part = tags[i:i + WINDOW]
+            lo, hi = part[0].start, part[-1].end
+            near = here[bisect.bisect_left(here_starts, lo - 200):bisect.bisect_right(here_starts, hi + 200)]
+            yield _Sentence(part, near, first if i == 0 else -10, a.text)
+            if i + WINDOW >= len(tags):
+                break
 
 
 def find(a: Analysis) -> dict[str, Intent]:
@@ -340,6 +355,7 @@ def find(a: Analysis) -> dict[str, Intent]:
 
 
 _QUICK = re.compile(r"[a-z]{3}")
+WINDOW, OVERLAP = 96, 32  # tags of one sentence read together, and shared by consecutive windows
 _SPACE_OR_WIDE = re.compile(r"\s|[^\x00-\u2fff]")  # a space, or a script written without spaces
 
 

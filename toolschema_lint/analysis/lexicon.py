@@ -48,7 +48,7 @@ def _min_stem(stem: str) -> int:
     return 2 if "\uac00" <= stem[0] <= "\ud7a3" else MIN_STEM
 
 
-@dataclass
+@dataclass(eq=False)
 class Lexicon:
     """Lookup tables of every language's terms."""
 

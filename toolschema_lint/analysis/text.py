@@ -224,8 +224,12 @@ def rough_classes(text: str, lex: Lexicon | None = None) -> set[str] | None:
 
 
 def analyse(text: str, lex: Lexicon | None = None) -> Analysis:
-    """Normalise, split and tag one string."""
-    lex = lex or lexicon()
+    """Normalise, split and tag one string (the last few analyses are kept: several rules read one string)."""
+    return _analyse(text, lex or lexicon())
+
+
+@lru_cache(maxsize=64)
+def _analyse(text: str, lex: Lexicon) -> Analysis:
     norm, src = normalise(text)
     norm = _fold_mixed(norm)
     # letters spaced or dotted apart: read the run as the words it spells
@@ -235,6 +239,7 @@ def analyse(text: str, lex: Lexicon | None = None) -> Analysis:
     tg = _Tagger(lex, src, len(text), sent_starts, clause_starts)
     words = [(m.group(), m.start(), m.end()) for m in WORD.finditer(norm)]
     plain = [w[0] for w in words]
+    starts = [w[1] for w in words]
     phrases = lex.phrases
     for i, (w, s, e) in enumerate(words):
         if "\u3040" <= w[0] <= "\u9fff" or "\uf900" <= w[0] <= "\ufaff":  # a Chinese or Japanese run
@@ -262,24 +267,25 @@ def analyse(text: str, lex: Lexicon | None = None) -> Analysis:
                 continue
             c, _ = _lookup(lex, w.translate(LEET))
             if c is not None:
-                i = bisect.bisect_left([x[1] for x in words], m.start())
+                i = bisect.bisect_left(starts, m.start())
                 tg.add(c, i, m.start(), m.end(), "leetspeak")
     for m in spaced:
-        _spelled(tg, lex, norm, m, words)
+        _spelled(tg, lex, norm, m, starts)
     tags = tg.tags
     phrases_noun = [(t.start, t.end) for t in tags if t.classes <= _NOUNISH and " " in text[t.start:t.end]]
     if phrases_noun:  # `email address` is a destination: its `email` is not also the verb
+        within = Spans(phrases_noun)
         tags = tg.tags = [t for t in tags if not (t.classes & _VERBISH and " " not in text[t.start:t.end]
-                                                 and any(s <= t.start and t.end <= e and (s, e) != (t.start, t.end)
-                                                         for s, e in phrases_noun))]
+                                                 and within.strictly_covers(t.start, t.end))]
     if idents := [(m.start(), m.end()) for m in _IDENT.finditer(text)] if "_" in text else []:
         # words of an identifier (`send_sms_code`) name a thing; they are not prose
-        tags = tg.tags = [t for t in tags if not any(s <= t.start and t.end <= e for s, e in idents)]
+        within = Spans(idents)
+        tags = tg.tags = [t for t in tags if not within.covers(t.start, t.end)]
     tags = tg.tags = _mentions(text, tags, sent_starts, tg)
     neutral = [(t.start, t.end) for t in tags if "NEUTRAL" in t.classes]
     if neutral:  # an honest sense of a word (`ignore case`, `follow redirects`) carries no other class
-        tags = [t for t in tags if "NEUTRAL" in t.classes
-                or not any(s <= t.start and t.end <= e for s, e in neutral)]
+        within = Spans(neutral)
+        tags = [t for t in tags if "NEUTRAL" in t.classes or not within.covers(t.start, t.end)]
         tg.tags = tags
     tg.tags.sort(key=lambda t: (t.word, t.start))
     sentences = []
@@ -307,12 +313,13 @@ def _mentions(text: str, tags: list[Tag], sent_starts: list[int], tg: "_Tagger")
     spans = [(m.start(), m.end()) for m in _QUOTED.finditer(text)]
     if not spans:
         return tags
-    inside = [t for t in tags if any(s < t.start and t.end < e for s, e in spans)]
+    quoted = Spans([(s + 1, e - 1) for s, e in spans])
+    inside = [t for t in tags if quoted.covers(t.start, t.end)]
     if not inside:
         return tags
     outside_by_sentence: dict[int, set[str]] = {}
     for t in tags:
-        if not any(s < t.start and t.end < e for s, e in spans):
+        if not quoted.covers(t.start, t.end):
             outside_by_sentence.setdefault(t.sentence, set()).update(t.classes)
     drop = {id(t) for t in inside
             if outside_by_sentence.get(t.sentence, set()) & {"MENTION", "NEG", "DEFENSE"}}
@@ -321,6 +328,36 @@ def _mentions(text: str, tags: list[Tag], sent_starts: list[int], tg: "_Tagger")
 
 _NOUNISH = frozenset({"SINK", "SENS", "ARGOBJ", "CONTEXT", "PAYLOAD", "OUTPUT", "INSTR", "TOOL", "USER", "AUTHORITY"})
 _VERBISH = frozenset({"SEND", "CALL", "EXEC", "FOLLOW", "TELL", "ASK", "ARGMOD", "FETCH", "UPLOAD", "WRITE"})
+class Spans:
+    """Spans of a text, asked whether they cover a span: O(log n) a question (hostile text has many)."""
+
+    __slots__ = ("starts", "reach", "spans")
+
+    def __init__(self, spans: list[tuple[int, int]]):
+        self.spans = sorted(spans)
+        self.starts = [s for s, _e in self.spans]
+        self.reach: list[int] = []
+        far = -1
+        for _s, e in self.spans:
+            far = max(far, e)
+            self.reach.append(far)
+
+    def covers(self, start: int, end: int) -> bool:
+        """Some span s..e with s <= start and end <= e."""
+        i = bisect.bisect_right(self.starts, start) - 1
+        return i >= 0 and self.reach[i] >= end
+
+    def strictly_covers(self, start: int, end: int) -> bool:
+        """Some span covers start..end and is longer than it."""
+        i = bisect.bisect_right(self.starts, start) - 1
+        while i >= 0 and self.reach[i] >= end:
+            s, e = self.spans[i]
+            if e >= end and (s, e) != (start, end):
+                return True
+            i -= 1
+        return False
+
+
 _IDENT = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
 _ABBREVIATIONS = ("e.g", "i.e", "etc", " vs", " cf", "approx", " no", "eg", "ie", "z.b", "d.h", "p.ex", "ex", "dr", "mr",
                   "p. ej", "p.ej", "por ej", "ad es", "per es", "bzw", "usw", "vgl", "z. b", "d. h", "т.е", "т.д", "т.п")
@@ -353,12 +390,12 @@ def _cjk(tg: _Tagger, lex: Lexicon, run: str, start: int, word: int) -> None:
     return None
 
 
-def _spelled(tg: _Tagger, lex: Lexicon, norm: str, m: re.Match, words: list[tuple[str, int, int]]) -> None:
+def _spelled(tg: _Tagger, lex: Lexicon, norm: str, m: re.Match, starts: list[int]) -> None:
     """A run of single letters (`i g n o r e  a l l`): wider gaps separate words; within a word, the
     letters are read greedily as the longest lexicon words they spell."""
     run = m.group()
     base = m.start()
-    first = bisect.bisect_left([x[1] for x in words], base)
+    first = bisect.bisect_left(starts, base)
     letters = [(c, base + j) for j, c in enumerate(run) if c.isalpha()]
     if len(letters) < 4:
         return
