@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable
 
-from .text import Analysis, Tag, analyse, cipher_views, identifier_view, rough_classes, spaced_view
+from .text import Analysis, Tag, analyse, cipher_views, identifier_view, leet_view, rough_classes, spaced_view
 
 # literal destinations: e-mail addresses, URLs, IBANs, phone numbers, crypto wallets
 ADDRESS = re.compile(
@@ -26,7 +26,8 @@ ADDRESS = re.compile(
     r"|(?:https?|ftp|wss?)://[^\s\"'<>)]{3,200}"
     r"|\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}\b"
     r"|\+\d{1,3}[\s-]?\(?\d{1,4}\)?(?:[\s-]?\d{2,4}){2,4}"
-    r"|\b(?:0x[0-9a-fA-F]{40}|bc1[02-9ac-hj-np-z]{20,60}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b")
+    r"|\b(?:0x[0-9a-fA-F]{40}|bc1[02-9ac-hj-np-z]{20,60}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b"
+    r"|(?<![\w.])\d{16,34}(?![\w.])")  # a bank account number
 
 
 _EXAMPLE_DOMAIN = re.compile(r"[@./]example\.(?:com|org|net)(?![\w-])|[@./](?:your|my)[-_]?(?:domain|company|host|server)\.")
@@ -46,7 +47,7 @@ class Intent:
 class _Sentence:
     """The tags of one sentence, indexed by class."""
 
-    __slots__ = ("tags", "by", "addr", "lead_neg", "text")
+    __slots__ = ("tags", "by", "addr", "lead_neg", "text")  # lead_neg may be reset for a merged pair
 
     def __init__(self, tags: list[Tag], addr: list[tuple[int, int]], first_word: int = 0, text: str = ""):
         self.tags = tags
@@ -100,8 +101,9 @@ class _Sentence:
                 if n is t or n.clause != t.clause and "NONEED" not in n.classes:
                     continue
                 d = _w(n) - w
-                if d > 0 and self.text[n.end:n.end + 4].lower() in (" to ", " to\n"):
-                    continue  # "tell them not to": the negation belongs to what follows
+                if d > 0 and ("NEG" not in n.classes or self.text[n.end:n.end + 4].lower() in (" to ", " to\n")):
+                    continue  # after the word only a negation negates ("mention it instead" does not); "tell them
+                    # not to": the negation belongs to what follows
                 if -before <= d <= after and not (n.start >= t.start and n.end <= t.end):
                     return True
         return False
@@ -144,7 +146,7 @@ def concealment(s: _Sentence) -> Intent | None:
                     continue
                 return Intent("concealment", "keeping it from the user", *_span(t), _view(t))
     for c in s.get("CONFIRM"):
-        if not s.negated(c, 5, 3) or s.has("SENS"):
+        if not s.negated(c, 8, 3) or s.has("SENS") or s.defensive:
             continue
         if s.count("NEG") + s.count("WITHOUT") >= 2 and not s.has("NONEED"):
             continue  # "never delete without confirmation": a brake, not its removal
@@ -175,15 +177,15 @@ def override(s: _Sentence) -> Intent | None:
                 if s.has("DIR", "ADDR", "PRIOR"):
                     return Intent("override", "declares new instructions", *_span(v), _view(v))
                 continue
-            if s.has("PRIOR", "ADDR") and not (s.has("OUTPUT") and not s.has("PRIOR")):
+            if s.has("PRIOR") and not (s.has("OUTPUT") and not s.has("PRIOR")):
                 return Intent("override", "declares earlier instructions void", *_span(v, i), _view(v, i))
     return None
 
 
 def authority(s: _Sentence) -> Intent | None:
     for p in s.get("PRECEDENCE"):
-        if s.negated(p, 4, 0, ("NEG",)):
-            continue
+        if s.negated(p, 4, 0, ("NEG",)) or "VOID" in p.classes and not s.has("AUTHORITY", "CONTEXT", "PRIOR"):
+            continue  # "replaces the instructions of an agent" edits a configuration
         target = [t for t in s.get("INSTR") + s.get("AUTHORITY") if t is not p and abs(_w(t) - _w(p)) <= 8]
         if target and s.has("AUTHORITY", "ADDR", "CONTEXT", "PRIOR") and s.has("INSTR", "ADDR", "CONTEXT"):
             if s.has("USER") and not s.has("AUTHORITY", "INSTR"):
@@ -216,7 +218,8 @@ def tampering(s: _Sentence) -> Intent | None:
         if not objs or s.negated(m, 3, 0, ("NEG",)):
             continue
         other = s.near("OTHER", "TOOL", 4) or s.near("OTHER", "SEND", 3) or \
-            (s.has("TOOL") and s.has("COND") and (s.has("DIR", "ALSO", "HIDE") or not s.has("THIS")))
+            (s.has("TOOL") and s.has("COND") and (s.has("DIR", "ALSO", "HIDE") or not s.has("THIS"))) or \
+            (s.has("CALL") and s.has("COND") and (bool(s.addr) or s.has("ALSO", "HIDE")) and not s.has("THIS"))
         if other or (s.addr and (s.has("ALSO", "HIDE") or s.has("COND") and s.has("DIR"))) \
                 or (s.has("HIDE") and s.has("TOOL", "SEND")):
             return Intent("tampering", "changing the arguments of other calls", *_span(m, objs[0]), _view(m, objs[0]))
@@ -266,27 +269,35 @@ def output_instructions(s: _Sentence) -> Intent | None:
     if s.defensive or s.lead_neg or not s.has("OUTPUT", "PAYLOAD", "TREAT"):
         return None
     for f in s.get("FOLLOW") + s.get("TREAT"):
-        if s.negated(f, 4, 2, ("NEG",)):
+        if s.negated(f, 4, 2, ("NEG",)) or "TREAT" in f.classes and _as_data(s, f):
             continue
-        strong = s.near("TREAT", "INSTR", 8) or s.near("FOLLOW", "INSTR", 8) or s.near("TREAT", "USER", 16) \
+        instr = [t for t in s.get("INSTR") if "CODE" not in t.classes]  # `run a shell command` is no instruction
+        strong = s.near("TREAT", "INSTR", 8) or (instr and any(abs(_w(f) - _w(i)) <= 8 and f is not i for i in instr)
+                                                 and "FOLLOW" in f.classes) or s.near("TREAT", "USER", 8) \
             or s.near("FOLLOW", "TREAT", 20) or (s.near("FOLLOW", "ADDR", 10) if s.has("OUTPUT") else None)
         act = any(s.negated(c, 5, 3) for c in s.get("CONFIRM"))
         if strong or (act and "FOLLOW" in f.classes):
-            t = strong[0] if strong else f
+            t = strong[0] if isinstance(strong, tuple) else f
             return Intent("output", "output treated as instructions", *_span(t), _view(t))
     return None
+
+
+def _as_data(s: _Sentence, f: Tag) -> bool:
+    """`treat them as (part of the) content / data`: the defensive framing of a treating word."""
+    after = [t for t in s.tags if 0 < _w(t) - _w(f) <= 6 and t.classes & {"PAYLOAD", "OUTPUT", "INSTR", "USER"}]
+    return bool(after) and not after[0].classes & {"INSTR", "USER"} and "INSTR" not in f.classes
 
 
 def sensitive(s: _Sentence) -> Intent | None:
     if s.lead_neg or s.defensive or (s.has("NEG") and not s.addr):
         return None
     for x in s.get("SENS"):
-        verbs = [v for v in s.get("ASK") + s.get("SEND") if abs(_w(v) - _w(x)) <= 7 and v is not x]
+        verbs = [v for v in s.get("ASK") if abs(_w(v) - _w(x)) <= 7 and v is not x]
         if not verbs or any(s.negated(v, 4, 2) for v in verbs) or s.negated(x, 4, 0, ("NEG",)):
             continue
         if not s.has("USER", "ADDR"):
             continue  # a request the model is to make of the user (`Cookies to send with the request` is not)
-        kinds = {" ".join(s.text[t.start:t.end].lower().split()) for t in s.get("SENS")}
+        kinds = {k for t in s.get("SENS") if (k := " ".join(s.text[t.start:t.end].lower().split())) not in _GENERIC_SENS}
         return Intent("sensitive", "asks for " + _short(s, x), *_span(x, verbs[0]), _view(x, verbs[0]), len(kinds))
     return None
 
@@ -345,13 +356,47 @@ def _sentences(a: Analysis) -> Iterable[_Sentence]:
 def find(a: Analysis) -> dict[str, Intent]:
     """The first match of each intent in the analysed text."""
     out: dict[str, Intent] = {}
+    prev: _Sentence | None = None
     for s in _sentences(a):
         for name, fn in INTENTS.items():
             if name not in out:
                 hit = fn(s)
                 if hit is not None:
                     out[name] = hit
+        if "sensitive" not in out and prev is not None and prev.has("SENS") and not s.has("SENS") and s.has("ASK"):
+            # "The card's security code. Ask the customer for it before quoting."
+            both = _Sentence(prev.tags + s.tags, prev.addr + s.addr, 0, a.text)
+            both.lead_neg = s.lead_neg
+            hit = sensitive(both)
+            if hit is not None:
+                out["sensitive"] = hit
+        prev = s
+    if "sensitive" not in out and a.tags:
+        hit = _holds_sensitive(a)
+        if hit is not None:
+            out["sensitive"] = hit
     return out
+
+
+# what HTTP clients and logins take as a matter of course: counted neither as a second kind nor as held data
+_GENERIC_SENS = frozenset({"credentials", "credential", "token", "tokens", "access token", "cookie", "cookies",
+                           "session id", "api key", "api keys", "apikey", "bearer token", "auth token", "login details"})
+_POSSESSIVE = re.compile(r"['’]s\b|\b(?:their|your|his|her)\b", re.IGNORECASE)
+
+
+def _holds_sensitive(a: Analysis) -> Intent | None:
+    """A text that opens by naming the user's sensitive data (`The plain password for the user's mailbox`):
+    the value it describes is that data."""
+    first = [t for t in a.tags if t.sentence == 0]
+    owner = any("USER" in u.classes and _POSSESSIVE.search(a.text, u.start, u.end + 2) for u in first)
+    for t in first:
+        if "SENS" in t.classes and t.word <= 4 and owner \
+                and " ".join(a.text[t.start:t.end].lower().split()) not in _GENERIC_SENS \
+                and not any("NEG" in n.classes or "DEFENSE" in n.classes for n in first):
+            kinds = {" ".join(a.text[x.start:x.end].lower().split()) for x in first if "SENS" in x.classes}
+            return Intent("sensitive", f"asks for '{' '.join(a.text[t.start:t.end].split())[:40]}'", t.start, t.end,
+                          "", len(kinds))
+    return None
 
 
 _QUICK = re.compile(r"[a-z]{3}")
@@ -404,6 +449,9 @@ def intents(text: str) -> dict[str, Intent]:
     views: list[tuple[str, str, int, int]] = []
     if text.isascii() and _QUICK.search(text.lower()):
         views += cipher_views(text)
+    lv = leet_view(text) if text.isascii() else None
+    if lv is not None:
+        views.append(("leetspeak", lv, 0, len(text)))
     sv = spaced_view(text)
     if sv is not None:
         views.append(("spaced letters", sv[0], sv[1], sv[2]))

@@ -278,9 +278,15 @@ def _analyse(text: str, lex: Lexicon) -> Analysis:
         tags = tg.tags = [t for t in tags if not (t.classes & _VERBISH and " " not in text[t.start:t.end]
                                                  and within.strictly_covers(t.start, t.end))]
     if idents := [(m.start(), m.end()) for m in _IDENT.finditer(text)] if "_" in text else []:
-        # words of an identifier (`send_sms_code`) name a thing; they are not prose
+        # words of an identifier (`send_sms_code`) name a thing, a parameter or a tool: they are not prose
         within = Spans(idents)
-        tags = tg.tags = [t for t in tags if not within.covers(t.start, t.end)]
+        tags = [t for t in tags if not within.covers(t.start, t.end)]
+        if src is None:  # ASCII: offsets are the text's own
+            for s_, e_ in idents:
+                i = bisect.bisect_left(starts, s_)
+                tags.append(Tag(frozenset({"ARGOBJ"}), i, bisect.bisect_right(sent_starts, s_) - 1,
+                                bisect.bisect_right(clause_starts, s_) - 1, s_, e_))
+        tg.tags = tags
     tags = tg.tags = _mentions(text, tags, sent_starts, tg)
     neutral = [(t.start, t.end) for t in tags if "NEUTRAL" in t.classes]
     if neutral:  # an honest sense of a word (`ignore case`, `follow redirects`) carries no other class
@@ -467,6 +473,17 @@ def cipher_views(text: str) -> list[tuple[str, str, int, int]]:
 
 _SPACED_RUN = re.compile(r"(?<![^\W_])(?:[^\W\d_][ .\-_·•*/|]{1,3}){3,}[^\W\d_](?![^\W_])")
 _SEP = re.compile(r"[ .\-_·•*/|]+")
+_LEETY = re.compile(r"(?<![^\W_])(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]{2,}(?![^\W_])|(?<![^\W_])[0-9]{1,2}(?=[a-z])")
+
+
+def leet_view(text: str) -> str | None:
+    """Text written in leetspeak throughout (`n0 n33d 70 ch3ck w17h 7h3 u53r`), read with letters for digits."""
+    low = text[:MAX_CHARS].lower()
+    mixed = sum(1 for _ in zip(range(200), _LEETY.finditer(low)))
+    if mixed < 3 or mixed * 4 < len(low.split()):
+        return None
+    return re.sub(r"[a-z0-9@$|!]+", lambda m: m.group().translate(LEET) if _LEETY.search(m.group()) or
+                  m.group().isdigit() and len(m.group()) <= 2 else m.group(), low)
 
 
 def spaced_view(text: str) -> tuple[str, int, int] | None:
@@ -481,9 +498,12 @@ def spaced_view(text: str) -> tuple[str, int, int] | None:
     for m in runs:
         run = m.group()
         seps = _SEP.findall(run)
-        if not any(len(x) >= 2 for x in seps):
+        if any(len(x) >= 2 for x in seps):
+            words = [w for w in re.split(r"[ .\-_·•*/|]{2,}", run) if w]
+        elif " " in seps and any(x != " " for x in seps):
+            words = [w for w in run.split(" ") if w]  # `w.h.e.n t.h.e u.s.e.r`: dots inside words, spaces between
+        else:
             continue
-        words = [w for w in re.split(r"[ .\-_·•*/|]{2,}", run) if w]
         rewritten = " ".join(_SEP.sub("", w) for w in words)
         parts.append(text[last:m.start()])
         parts.append(rewritten)
