@@ -1912,13 +1912,12 @@ def _own_domain(tool: Tool) -> bool:
 
 def _sensitive_params(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str]]:
     """Parameters named for sensitive data on a tool whose job is not about such data."""
-    if _own_domain(tool):
-        return
     from ._schema_walk import tool_params
 
-    for path, name, _sub, _parent in tool_params(tool):
-        if isinstance(name, str) and _sensitive_kind(name):
-            yield path, name
+    found = [(path, name) for path, name, _sub, _parent in tool_params(tool)
+             if isinstance(name, str) and _sensitive_kind(name)]
+    if found and not _own_domain(tool):  # the tool's own job is read only when there is something to excuse
+        yield from found
 
 
 def _gate_sensitive(tool: Tool, found: Found) -> Found | None:
