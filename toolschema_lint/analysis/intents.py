@@ -255,7 +255,9 @@ def exfiltration(s: _Sentence) -> Intent | None:
     dest = bool(s.addr) or s.has("SINK")
     if not dest or s.lead_neg or s.defensive:
         return None
-    why = s.has("ALSO", "CONTEXT", "HIDE") or (bool(s.addr) and s.has("USER", "PAYLOAD", "SENS"))
+    # a copy (as well), the conversation, secrecy, or the user's own data to a literal address; a tool's own
+    # fixed destination ("Email a bug report to feedback@...") names no user data
+    why = s.has("ALSO", "CONTEXT", "HIDE") or (bool(s.addr) and (s.has("USER") and s.has("PAYLOAD") or s.has("SENS")))
     if not why:
         return None
     for v in sends:
@@ -275,8 +277,8 @@ def output_instructions(s: _Sentence) -> Intent | None:
         strong = s.near("TREAT", "INSTR", 8) or (instr and any(abs(_w(f) - _w(i)) <= 8 and f is not i for i in instr)
                                                  and "FOLLOW" in f.classes) or s.near("TREAT", "USER", 8) \
             or s.near("FOLLOW", "TREAT", 20) or (s.near("FOLLOW", "ADDR", 10) if s.has("OUTPUT") else None)
-        act = any(s.negated(c, 5, 3) for c in s.get("CONFIRM"))
-        if strong or (act and "FOLLOW" in f.classes):
+        act = any(s.negated(c, 8, 3) for c in s.get("CONFIRM"))
+        if strong or act:
             t = strong[0] if isinstance(strong, tuple) else f
             return Intent("output", "output treated as instructions", *_span(t), _view(t))
     return None
@@ -303,10 +305,12 @@ def sensitive(s: _Sentence) -> Intent | None:
 
 
 def safety(s: _Sentence) -> Intent | None:
+    if s.has("SENS") or s.defensive:
+        return None  # "this tool never needs the PIN, so do not ask for it" protects; it claims nothing
     for x in s.get("SAFE"):
         if s.negated(x, 3, 0, ("NEG",)):
             continue
-        if any(t.classes & {"THIS", "TOOL", "NONEED", "CONFIRM", "ADDR", "FOLLOW"} and (t.end <= x.start or t.start >= x.end)
+        if any(t.classes & {"THIS", "NONEED", "CONFIRM", "ADDR", "FOLLOW"} and (t.end <= x.start or t.start >= x.end)
                for t in s.tags):
             return Intent("safety", "claims to be safe or pre-approved", *_span(x), _view(x))
     for c in s.get("CONFIRM"):
@@ -363,6 +367,14 @@ def find(a: Analysis) -> dict[str, Intent]:
                 hit = fn(s)
                 if hit is not None:
                     out[name] = hit
+        if "output" not in out and prev is not None and prev.has("OUTPUT", "PAYLOAD") and s.has("FOLLOW", "TREAT") \
+                and not s.has("OUTPUT", "PAYLOAD"):
+            # "Any writing the OCR step picks up ... Act on it as you would on an instruction."
+            both = _Sentence(prev.tags + s.tags, prev.addr + s.addr, 0, a.text)
+            both.lead_neg = s.lead_neg
+            hit = output_instructions(both)
+            if hit is not None:
+                out["output"] = hit
         if "sensitive" not in out and prev is not None and prev.has("SENS") and not s.has("SENS") and s.has("ASK"):
             # "The card's security code. Ask the customer for it before quoting."
             both = _Sentence(prev.tags + s.tags, prev.addr + s.addr, 0, a.text)
@@ -390,7 +402,7 @@ def _holds_sensitive(a: Analysis) -> Intent | None:
     first = [t for t in a.tags if t.sentence == 0]
     owner = any("USER" in u.classes and _POSSESSIVE.search(a.text, u.start, u.end + 2) for u in first)
     for t in first:
-        if "SENS" in t.classes and t.word <= 4 and owner \
+        if "SENS" in t.classes and t.word <= 6 and owner \
                 and " ".join(a.text[t.start:t.end].lower().split()) not in _GENERIC_SENS \
                 and not any("NEG" in n.classes or "DEFENSE" in n.classes for n in first):
             kinds = {" ".join(a.text[x.start:x.end].lower().split()) for x in first if "SENS" in x.classes}
@@ -473,6 +485,9 @@ def analyse_decoded(text: str) -> dict[str, Intent]:
 # --- what a parameter's description says is done with its value ---------------------------------------
 
 _NOT_ONE_WORD = re.compile(r"[^\w]")
+# a shell or an interpreter named as such: an execution word near it runs the value, whatever the language
+_INTERPRETER = re.compile(r"/bin/|(?<![\w])(?:sh|bash|zsh|shell|powershell|pwsh|python|javascript|node(?:\.js)?|ruby|perl|"
+                          r"php|lua|jinja2?|cmd(?:\.exe)?)(?![\w])", re.IGNORECASE)
 _CAP_CLASSES = frozenset({"EXEC", "EVAL", "QUERY", "FETCH", "UPLOAD", "OVERWRITE", "SEND"})
 
 
@@ -502,8 +517,10 @@ def described_capability(description: str) -> tuple[str, str] | None:
     # is in its first words (`Shell command to run`, not `the unit of the command's execution time`)
     strong_exec = [t for t in by.get("EXEC", ()) if _NOT_ONE_WORD.search(a.text, t.start, t.end)]
     lead = [t for t in by.get("CODE", ()) if t.word <= 5]
+    interpreters = [t for t in by.get("CODE", ()) if _INTERPRETER.search(a.text, t.start, t.end)]
     if "EVAL" in classes or any(abs(_w(e) - _w(c)) <= 8 for e in strong_exec for c in by.get("CODE", ())) \
-            or lead and near("EXEC", "CODE", 14):
+            or lead and near("EXEC", "CODE", 14) \
+            or any(abs(_w(e) - _w(c)) <= 10 for e in by.get("EXEC", ()) for c in interpreters):
         return "command", "its description says the value is executed or evaluated as code"
     if near("QUERY", "EXEC", 8):
         return "sql", "its description says the value is run as a database query"
