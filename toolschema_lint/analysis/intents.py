@@ -100,6 +100,8 @@ class _Sentence:
                 # a needlessness reaches across a comma ("it is not necessary, to ask the user ...")
                 if n is t or n.clause != t.clause and "NONEED" not in n.classes:
                     continue
+                if self._before_follows(n):
+                    continue  # "göndermeden önce" is "before sending", not "without sending"
                 d = _w(n) - w
                 if d > 0 and ("NEG" not in n.classes or self.text[n.end:n.end + 4].lower() in (" to ", " to\n")):
                     continue  # after the word only a negation negates ("mention it instead" does not); "tell them
@@ -108,8 +110,28 @@ class _Sentence:
                     return True
         return False
 
+    def _before_follows(self, n: Tag) -> bool:
+        return any(0 < _w(x) - _w(n) <= 1 and x.classes & {"COND", "FIRST"} for x in self.tags)
+
     def count(self, c: str) -> int:
         return len(self.by.get(c, ()))
+
+
+def _mentioned(s: _Sentence, t: Tag) -> bool:
+    """An example cue (`such as`, `for example`) earlier in the sentence: what follows is described, not asked."""
+    return any(m.start < t.start for m in s.get("MENTION"))
+
+
+def _user_acts(s: _Sentence, v: Tag) -> bool:
+    """The user is the one doing it (`the user did not mention`, `the customer enters the card`): a USER word
+    shortly before the verb, with no request or order of the model's before that USER word."""
+    if v.word >= 1000:
+        return False  # Chinese and Japanese: word order does not tell the subject here
+    for u in s.get("USER"):
+        if 0 < _w(v) - _w(u) <= 4 and not any(_w(x) < _w(u) and x.classes & {"ASK", "TELL", "DIR", "CONFIRM", "ADDR"}
+                                               for x in s.tags):
+            return True
+    return False
 
 
 def _w(t: Tag) -> float:
@@ -141,7 +163,8 @@ def concealment(s: _Sentence) -> Intent | None:
             return Intent("concealment", "concealment", *_span(h), _view(h))
     if not protective:
         for t in s.get("TELL"):
-            if s.negated(t, 5, 3) and (s.has("USER", "ADDR") or _self_neg(t) and s.has("DIR", "PAYLOAD")):
+            if s.negated(t, 5, 3) and (s.has("USER", "ADDR") or _self_neg(t) and s.has("DIR", "PAYLOAD")) \
+                    and not _user_acts(s, t):
                 if s.count("NEG") >= 2 and s.has("WITHOUT"):
                     continue
                 return Intent("concealment", "keeping it from the user", *_span(t), _view(t))
@@ -211,14 +234,14 @@ def priority(s: _Sentence) -> Intent | None:
 
 
 def tampering(s: _Sentence) -> Intent | None:
-    if s.lead_neg or s.defensive:
+    if s.lead_neg or s.defensive or s.has("NEG") and s.has("THIS"):
         return None
     for m in s.get("ARGMOD"):
         objs = [o for o in s.get("ARGOBJ") if o is not m and abs(_w(o) - _w(m)) <= 10]
-        if not objs or s.negated(m, 3, 0, ("NEG",)):
+        if not objs or s.negated(m, 3, 0, ("NEG",)) or _mentioned(s, m):
             continue
         other = s.near("OTHER", "TOOL", 4) or s.near("OTHER", "SEND", 3) or \
-            (s.has("TOOL") and s.has("COND") and (s.has("DIR", "ALSO", "HIDE") or not s.has("THIS"))) or \
+            (s.has("TOOL") and s.has("COND") and not s.has("THIS")) or \
             (s.has("CALL") and s.has("COND") and (bool(s.addr) or s.has("ALSO", "HIDE")) and not s.has("THIS"))
         if other or (s.addr and (s.has("ALSO", "HIDE") or s.has("COND") and s.has("DIR"))) \
                 or (s.has("HIDE") and s.has("TOOL", "SEND")):
@@ -239,8 +262,9 @@ def tampering(s: _Sentence) -> Intent | None:
 
 def capture(s: _Sentence) -> Intent | None:
     for c in s.get("CONTEXT"):
-        verbs = [v for v in s.get("ASK") + s.get("SEND") + s.get("ARGMOD") if abs(_w(v) - _w(c)) <= 8]
-        if not verbs or any(s.negated(v, 4, 2) for v in verbs) or s.negated(c, 4, 0, ("NEG",)):
+        verbs = [v for v in s.get("SEND") + s.get("ARGMOD") if abs(_w(v) - _w(c)) <= 8]
+        if not verbs or any(s.negated(v, 4, 2) for v in verbs) or s.negated(c, 4, 0, ("NEG",)) or _mentioned(s, c) \
+                or any("NEG" in n.classes and n.start < c.start for n in s.tags):
             continue
         if s.has("DEFENSE") or s.lead_neg or not s.has("DIR", "ALSO", "HIDE", "COND", "FIRST"):
             continue
@@ -257,11 +281,13 @@ def exfiltration(s: _Sentence) -> Intent | None:
         return None
     # a copy (as well), the conversation, secrecy, or the user's own data to a literal address; a tool's own
     # fixed destination ("Email a bug report to feedback@...") names no user data
-    why = s.has("ALSO", "CONTEXT", "HIDE") or (bool(s.addr) and (s.has("USER") and s.has("PAYLOAD") or s.has("SENS")))
+    why = s.has("CONTEXT", "HIDE") or (bool(s.addr) and (s.has("ALSO") or s.has("USER") and s.has("PAYLOAD")
+                                                           or s.has("SENS"))) \
+        or s.has("ALSO") and s.has("USER") and s.has("PAYLOAD")  # no literal address: the user's data as well
     if not why:
         return None
     for v in sends:
-        if s.negated(v, 4, 2, ("NEG",)):
+        if s.negated(v, 4, 2, ("NEG",)) or _mentioned(s, v):
             continue
         return Intent("exfiltration", "a copy to an outside destination", *_span(v), _view(v))
     return None
@@ -270,6 +296,11 @@ def exfiltration(s: _Sentence) -> Intent | None:
 def output_instructions(s: _Sentence) -> Intent | None:
     if s.defensive or s.lead_neg or not s.has("OUTPUT", "PAYLOAD", "TREAT"):
         return None
+    if any(_as_data(s, t) for t in s.get("TREAT")):
+        return None  # "treat that as page content to report, never as a request"
+    live = [t for t in s.tags if not (t.classes & {"FOLLOW", "TREAT"} and s.negated(t, 4, 2, ("NEG",)))]
+    if len(live) != len(s.tags):
+        s = _Sentence(live, s.addr, -10, s.text)
     for f in s.get("FOLLOW") + s.get("TREAT"):
         if s.negated(f, 4, 2, ("NEG",)) or "TREAT" in f.classes and _as_data(s, f):
             continue
@@ -286,8 +317,12 @@ def output_instructions(s: _Sentence) -> Intent | None:
 
 def _as_data(s: _Sentence, f: Tag) -> bool:
     """`treat them as (part of the) content / data`: the defensive framing of a treating word."""
-    after = [t for t in s.tags if 0 < _w(t) - _w(f) <= 6 and t.classes & {"PAYLOAD", "OUTPUT", "INSTR", "USER"}]
-    return bool(after) and not after[0].classes & {"INSTR", "USER"} and "INSTR" not in f.classes
+    # the complement ("as content", "as instructions") comes after the object ("the returned text"): the last
+    # of these words within reach decides
+    after = [t for t in s.tags if 0 < _w(t) - _w(f) <= 12 and t.classes & {"PAYLOAD", "OUTPUT", "INSTR", "USER", "SAFE",
+                                                                          "CONFIRM", "FOLLOW"}]
+    after = after[:next((i + 1 for i, t in enumerate(after) if t.classes & {"FOLLOW"}), len(after))]
+    return bool(after) and not after[-1].classes & {"INSTR", "USER", "SAFE", "CONFIRM", "FOLLOW"} and "INSTR" not in f.classes
 
 
 def sensitive(s: _Sentence) -> Intent | None:
@@ -295,7 +330,8 @@ def sensitive(s: _Sentence) -> Intent | None:
         return None
     for x in s.get("SENS"):
         verbs = [v for v in s.get("ASK") if abs(_w(v) - _w(x)) <= 7 and v is not x]
-        if not verbs or any(s.negated(v, 4, 2) for v in verbs) or s.negated(x, 4, 0, ("NEG",)):
+        if not verbs or any(s.negated(v, 4, 2) for v in verbs) or s.negated(x, 4, 0, ("NEG",)) or _mentioned(s, x) \
+                or all(_user_acts(s, v) for v in verbs):
             continue
         if not s.has("USER", "ADDR"):
             continue  # a request the model is to make of the user (`Cookies to send with the request` is not)
