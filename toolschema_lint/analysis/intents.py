@@ -194,7 +194,7 @@ def override(s: _Sentence) -> Intent | None:
         for i in s.get("INSTR"):
             if abs(_w(v) - _w(i)) > 7:
                 continue
-            if s.negated(v, 3, 0, ("NEG",)) and not ("NEG" in v.classes):
+            if s.negated(v, 3, 0, ("NEG",)) and "NEG" not in v.classes:
                 continue
             if v is i:  # "new instructions": itself both
                 if s.has("DIR", "ADDR", "PRIOR"):

@@ -60,7 +60,6 @@ class Lexicon:
     cjk: dict[str, frozenset[str]] = field(default_factory=dict)  # CJK term -> classes
     cjk_lengths: tuple[int, ...] = ()
     languages: tuple[str, ...] = ()
-    _first: dict[str, frozenset[str]] | None = None
     _pairs: dict[tuple[str, str], list[tuple[tuple[str, ...], bool, frozenset[str]]]] | None = None
     _stem_pairs: dict[str, list[tuple[str, frozenset[str]]]] | None = None
 
@@ -98,13 +97,6 @@ class Lexicon:
                 if nxt.startswith(part):
                     out.append((2, classes))
         return out
-
-    @property
-    def phrase_first(self) -> dict[str, frozenset[str]]:
-        """First word of a phrase -> the classes of every phrase it starts (an over-approximation)."""
-        if self._first is None:
-            self._first = {w: frozenset().union(*(c for _r, _s, c in cands)) for w, cands in self.phrases.items()}
-        return self._first
 
 
 def _add(table: dict, key, classes: set[str]) -> None:

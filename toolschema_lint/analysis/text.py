@@ -18,7 +18,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .lexicon import WORD, Lexicon, is_cjk, lexicon
+from .lexicon import WORD, Lexicon, lexicon
 
 INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u00ad\u034f\u115f\u1160\u3164"
                       "\uffa0\u17b4\u17b5\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
