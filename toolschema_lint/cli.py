@@ -309,10 +309,17 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
     if explain:
         for doc in result.documents:
             note(f"{doc.path}: {doc.format}, {doc.dialect or 'no tools'}: {doc.detection}")
+        for path, why in result.skipped:
+            note(f"{path}: skipped (found in a folder): {why}")
     result.errors.extend(live_problems)  # servers not read count as sources that could not be read
     emit(REPORTERS[settings.format](result, settings), settings.output)
     for err in result.errors:
         note(f"toolschema-lint: error: {err}")
+    if (settings.paths and live is None and not settings.extra_sources and not result.files and not result.tools
+            and not result.errors and not settings.exit_zero):
+        # a mistyped CI path or a folder without tool files must not read as a passing gate
+        note("toolschema-lint: nothing was checked: no tool definitions in the paths given")
+        return EXIT_USAGE
     return exit_code(result, settings)
 
 

@@ -68,6 +68,7 @@ class RunResult:
     elapsed: float = 0.0
     enabled: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)  # sources that could not be read (exit 2)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why): found in a folder, not linted
 
     def active(self) -> list[Finding]:
         return [f for f in self.findings if f.suppressed is None]
@@ -219,6 +220,11 @@ class Engine:
                 out.errors.append(str(e))
                 continue
             doc.origin = src
+            if not src.explicit and _holds_no_tools(doc):
+                # a folder holds more than tool files (package.json, tsconfig.json, workflows): a file found
+                # there that is not a tool definition is skipped quietly; named on the command line, it is TSL003
+                out.skipped.append((doc.path, "no tool definitions in any known format"))
+                continue
             out.documents.append(doc)
             server.documents.append(doc)
             for d in (doc, *doc.companions):
@@ -325,6 +331,7 @@ class Engine:
         self._cross_server = bool(self.by_scope["run"]) and len(groups) > 1
         for out in self._process_all(groups):
             result.errors.extend(out.errors)
+            result.skipped.extend(out.skipped)
             result.files += len(out.documents)
             result.documents.extend(out.documents)
             result.findings.extend(out.findings)
@@ -433,6 +440,16 @@ class GroupOutput:
     findings: list[Finding] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+_QUIET_NOTES = {"TSL003", "TSL006", "TSL010"}  # "no tools here", and notes about how the file was read
+
+
+def _holds_no_tools(doc: Document) -> bool:
+    """Parsed, no tool found, and nothing to say but that (a file that fails to parse is still reported)."""
+    rules = {h.args.get("_rule") for h in doc.problems}
+    return not doc.tools and "TSL003" in rules and rules <= _QUIET_NOTES and not doc.companions
 
 
 _WORKER_ENGINE: Engine | None = None

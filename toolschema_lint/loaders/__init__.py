@@ -41,6 +41,7 @@ class Source:
     text: str | None = None  # given for live captures; read from `path` otherwise
     format: str | None = None
     server_key: str | None = None
+    explicit: bool = True  # named on the command line; False for a file found while walking a folder
 
 
 def display_path(path: Path) -> str:
@@ -82,7 +83,7 @@ def collect(paths: list[str], exclude: list[str] | None = None, errors: list[str
             return
         seen.add(rp)
         key = display_path(p.parent) if p.name.endswith(SCHEMA_SUFFIX) else None
-        out.append(Source(path=p, display=display_path(p), server_key=key))
+        out.append(Source(path=p, display=display_path(p), server_key=key, explicit=explicit))
 
     for raw in paths:
         p = Path(raw)
@@ -91,7 +92,8 @@ def collect(paths: list[str], exclude: list[str] | None = None, errors: list[str
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
                 for f in sorted(files):
                     fp = Path(root) / f
-                    if fp.suffix.lower() in EXTENSIONS and not excluded(fp):
+                    # hidden files are skipped like hidden folders (.pre-commit-config.yaml, .eslintrc.json)
+                    if fp.suffix.lower() in EXTENSIONS and not f.startswith(".") and not excluded(fp):
                         add(fp, explicit=False)
         elif p.is_file():
             add(p, explicit=True)

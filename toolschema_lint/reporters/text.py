@@ -87,6 +87,11 @@ def _summary(result: Any) -> str:
     unread = len(getattr(result, "errors", []))
     if unread:
         where += f"; {unread} source{'s' if unread != 1 else ''} could not be read"
+    if not active and not result.files and not result.tools and not unread:
+        skipped = len(getattr(result, "skipped", []))
+        why = (f"{skipped} file{'s' if skipped != 1 else ''} found, none holds tool definitions (--explain lists them)"
+               if skipped else "no tool definition files found")
+        return f"Nothing was checked: {why}."
     if not active:
         return f"No problems found ({where})." if unread else f"All checks passed ({where})."
     by = Counter(f.severity for f in active)

@@ -1,0 +1,70 @@
+"""Walking folders: files that hold no tool definitions are skipped quietly, hidden files and folders alike."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = json.loads((ROOT / "examples" / "mcp-tools-list.json").read_text(encoding="utf-8"))
+
+
+def _repo(tmp: Path) -> Path:
+    """An ordinary repository: package.json, tsconfig.json (with comments), a pre-commit config, a workflow,
+    and one real tool file."""
+    (tmp / ".github" / "workflows").mkdir(parents=True)
+    (tmp / "src").mkdir()
+    (tmp / "package.json").write_text('{"name": "x", "version": "1.0.0", "scripts": {"test": "jest"}}\n')
+    (tmp / "tsconfig.json").write_text('{\n  // comment\n  "compilerOptions": {"strict": true},\n}\n')
+    (tmp / ".pre-commit-config.yaml").write_text("repos:\n- repo: https://example.org/hooks\n  rev: v1\n")
+    (tmp / ".github" / "workflows" / "ci.yml").write_text("on: push\njobs: {}\n")
+    (tmp / "src" / "tools.json").write_text(json.dumps(TOOLS))
+    return tmp
+
+
+def _check(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "toolschema_lint", "check", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_a_folder_walk_skips_files_without_tools_quietly(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    proc = _check(".", "--format", "json", "--explain", cwd=repo)
+    out = json.loads(proc.stdout)
+    paths = {f["path"] for f in out["findings"]}
+    assert paths == {"src/tools.json"}, paths
+    assert "TSL003" not in {f["id"] for f in out["findings"]}
+    assert out["summary"]["files"] == 1
+    # --explain says what was skipped and why
+    assert "package.json: skipped (found in a folder): no tool definitions" in proc.stderr
+    assert "tsconfig.json: skipped" in proc.stderr
+    # hidden files and folders are not walked at all
+    assert ".pre-commit-config.yaml" not in proc.stderr and "workflows" not in proc.stderr
+
+
+def test_a_file_named_on_the_command_line_still_gets_tsl003(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    out = json.loads(_check("package.json", "--format", "json", cwd=repo).stdout)
+    assert [f["id"] for f in out["findings"]] == ["TSL003"]
+
+
+def test_a_file_that_does_not_parse_is_still_reported_in_a_folder(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "broken.json").write_text('{"tools": [')
+    out = json.loads(_check(".", "--format", "json", cwd=repo).stdout)
+    assert "TSL001" in {f["id"] for f in out["findings"] if f["path"] == "broken.json"}
+
+
+def test_a_run_that_checked_nothing_does_not_pass(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('{"name": "x"}\n')
+    proc = _check(".", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "Nothing was checked: 1 file found, none holds tool definitions" in proc.stdout
+    assert "nothing was checked" in proc.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = _check("empty", cwd=tmp_path)
+    assert proc.returncode == 2 and "Nothing was checked: no tool definition files found" in proc.stdout
+    assert _check(".", "--exit-zero", cwd=tmp_path).returncode == 0
