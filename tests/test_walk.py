@@ -68,3 +68,13 @@ def test_a_run_that_checked_nothing_does_not_pass(tmp_path: Path) -> None:
     proc = _check("empty", cwd=tmp_path)
     assert proc.returncode == 2 and "Nothing was checked: no tool definition files found" in proc.stdout
     assert _check(".", "--exit-zero", cwd=tmp_path).returncode == 0
+
+
+def test_color_is_forced_into_a_pipe_and_off_by_default(tmp_path: Path) -> None:
+    examples = str(ROOT / "examples")
+    forced = subprocess.run([sys.executable, "-m", "toolschema_lint", "check", examples, "--color"], capture_output=True,
+                            text=True, timeout=120)
+    assert "\x1b[" in forced.stdout
+    plain = subprocess.run([sys.executable, "-m", "toolschema_lint", "check", examples], capture_output=True, text=True,
+                           timeout=120)
+    assert "\x1b[" not in plain.stdout

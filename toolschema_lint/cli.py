@@ -143,7 +143,8 @@ def emit(text: str | Iterable[str], output: str | None) -> None:
             raise OutputError(f"{output}: {e.strerror or e}") from None
     else:
         for chunk in chunks:
-            if not _echo(chunk, nl=False):
+            # the reporter decided about colour (--color, a terminal, NO_COLOR): click must not strip it again
+            if not _echo(chunk, nl=False, color=True):
                 break
 
 
@@ -157,12 +158,12 @@ def note(text: str) -> None:
     _echo(text, err=True)
 
 
-def _echo(text: str, nl: bool = True, err: bool = False) -> bool:
+def _echo(text: str, nl: bool = True, err: bool = False, color: bool | None = None) -> bool:
     """`click.echo`; False when the reader went away (`| head`, `|& head`): the rest of that stream
     goes nowhere and the command ends with its own exit code. Another failure to write stdout (a
     full disk) is an `OutputError`; on stderr there is nowhere left to say so."""
     try:
-        click.echo(text, nl=nl, err=err)
+        click.echo(text, nl=nl, err=err, color=color)
         return True
     except BrokenPipeError:
         _discard(sys.stderr if err else sys.stdout)
