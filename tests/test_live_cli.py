@@ -370,6 +370,10 @@ def test_names_and_masks() -> None:
     spec = ServerSpec(command=["x"], env={"K": "envsecret-1234"})
     shown = _shown_argv(["srv", "--token", "abc", "--password=hunter2", "postgres://u:pw@db/x", "envsecret-1234", "-v"], spec)
     assert shown == "srv --token '***' '--password=***' postgres://db/x '***' -v"
+    # an env value that occurs inside a word of the command is not a value there: the command is shown as written
+    spec = ServerSpec(command=["npx"], env={"MEMORY_FILE": "server"})
+    shown = _shown_argv(["npx", "-y", "@modelcontextprotocol/server-memory", "--mode=server"], spec)
+    assert shown == "npx -y @modelcontextprotocol/server-memory '--mode=***'"
     assert file_stem("mcp+stdio:@scope/server-x") == "scope-server-x"
     assert file_stem("https://mcp.example.com:8443/v1/mcp?key=***") == "mcp.example.com-8443-v1-mcp"
 

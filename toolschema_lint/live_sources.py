@@ -351,9 +351,9 @@ def read_env_file(path: Path) -> dict[str, str]:
 def _shown_argv(argv: list[str], spec: Any) -> str:
     """A command line for messages: env/header values, URL credentials and the values of
     secret-looking options masked."""
-    from .loaders.live import SECRET_PLACEHOLDER, mask, redact_url
+    from .loaders.live import SECRET_PLACEHOLDER, redact_url
 
-    secrets = spec._secret_values()
+    secrets = set(spec._secret_values())
     words: list[str] = []
     hide_next = False
     for word in argv:
@@ -364,8 +364,14 @@ def _shown_argv(argv: list[str], spec: Any) -> str:
             shown = word.partition("=")[0] + "=" + SECRET_PLACEHOLDER
         elif "://" in word:
             shown = redact_url(word) if "@" in word or "?" in word else word
+        elif word in secrets:
+            shown = SECRET_PLACEHOLDER  # a value passed as a word of its own
+        elif "=" in word and word.partition("=")[2] in secrets:
+            shown = word.partition("=")[0] + "=" + SECRET_PLACEHOLDER
         hide_next = word.startswith("-") and "=" not in word and bool(_SECRET_OPTION.search(word))
-        words.append(mask(shown, secrets))
+        # the command is shown as written: an env value that happens to occur inside a word (`server` in
+        # `@modelcontextprotocol/server-memory`) is not masked there; values are masked where they are values
+        words.append(shown)
     text = shlex.join(words)
     return text if len(text) <= 200 else text[:197] + "..."
 
