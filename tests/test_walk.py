@@ -78,3 +78,17 @@ def test_color_is_forced_into_a_pipe_and_off_by_default(tmp_path: Path) -> None:
     plain = subprocess.run([sys.executable, "-m", "toolschema_lint", "check", examples], capture_output=True, text=True,
                            timeout=120)
     assert "\x1b[" not in plain.stdout
+
+
+def test_fail_on_never_and_output_format_alias(tmp_path: Path) -> None:
+    examples = str(ROOT / "examples")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "toolschema_lint", "check", examples, *a],  # noqa: E731
+                                    capture_output=True, text=True, timeout=120)
+    assert run().returncode == 1
+    assert run("--fail-on", "never").returncode == 0
+    out = run("--output-format", "json", "--fail-on", "never")
+    assert out.returncode == 0 and json.loads(out.stdout)["findings"]
+    (tmp_path / "toolschema-lint.toml").write_text('fail-on = "never"\n')
+    cfg = subprocess.run([sys.executable, "-m", "toolschema_lint", "check", examples, "--config",
+                          str(tmp_path / "toolschema-lint.toml")], capture_output=True, text=True, timeout=120)
+    assert cfg.returncode == 0, cfg.stderr

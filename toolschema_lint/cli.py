@@ -185,6 +185,8 @@ def exit_code(result: RunResult, settings: Settings) -> int:
         return EXIT_USAGE
     if settings.exit_zero:
         return EXIT_OK
+    if settings.fail_level is None:  # --fail-on never
+        return EXIT_OK
     return EXIT_FINDINGS if any(f.severity >= settings.fail_level for f in result.active()) else EXIT_OK
 
 
@@ -247,8 +249,10 @@ def _gather_live(opts: dict[str, Any], settings: Settings | None = None,
 @click.option("--extend-select", multiple=True, help="Rules to enable on top of the selection.")
 @click.option("--ignore", multiple=True, help="Rules to disable.")
 @click.option("--severity", "severity_opts", multiple=True, metavar="RULE=LEVEL", help="Override a rule's severity (error, warning, info).")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default=None, help="Lowest severity that fails the run (default: warning).")
-@click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default=None, help="Output format (default: text).")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default=None,
+              help="Lowest severity that fails the run (default: warning); never: findings never fail it.")
+@click.option("--format", "--output-format", "fmt", type=click.Choice(sorted(REPORTERS)), default=None,
+              help="Output format (default: text).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="Write the report to a file.")
 @click.option("--exit-zero", is_flag=True, default=None, help="Exit 0 even when there are findings.")
 @click.option("--statistics", is_flag=True, default=None, help="Print the number of findings per rule.")

@@ -74,7 +74,7 @@ class Settings:
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     file_ignores: list[tuple[str, set[str]]] = field(default_factory=list)
     tool_ignores: list[tuple[str, set[str]]] = field(default_factory=list)
-    fail_level: Severity = Severity.WARNING
+    fail_level: Severity | None = Severity.WARNING  # None: --fail-on never
 
 
 def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
@@ -204,7 +204,7 @@ def resolve(settings: Settings) -> Settings:
         enabled -= resolve_selector(s, rules)
     settings.enabled = enabled
     try:
-        settings.fail_level = Severity.parse(settings.fail_on)
+        settings.fail_level = None if str(settings.fail_on).lower() == "never" else Severity.parse(settings.fail_on)
     except ValueError as e:
         raise ConfigError(f"fail-on: {e}") from None
     settings.severities = {}
