@@ -94,9 +94,34 @@ def list_output_without_pagination(tool: Tool, ctx: Any) -> Iterator[Hit]:
     schema = tool.output_schema
     if not isinstance(schema, dict) or verb(tool) not in LIST_VERBS or envelope_items(schema) is not None:
         return
-    arrays = [n for n, p in properties(schema).items() if isinstance(p, dict) and "array" in types_of(p)]
-    if arrays and not pagination_fields(schema):
+    arrays = [n for n, p in properties(schema).items() if isinstance(p, dict) and "array" in types_of(p)
+              and not _bounded(p)]
+    if arrays and not pagination_fields(schema) and not _caller_bounded(tool):
         yield ctx.at(tool, "output_schema", "properties", arrays[0], field=arrays[0])
+
+
+BOUNDED = 100  # a list of at most this many items needs no pagination
+_LIMIT_WORDS = frozenset(("limit", "k", "topk", "top", "maxresults", "numresults", "pagesize", "size", "n", "count",
+                          "max", "first", "last"))
+
+
+def _bounded(prop: dict) -> bool:
+    """An array declared small (`maxItems` up to 100)."""
+    m = prop.get("maxItems")
+    return isinstance(m, int) and not isinstance(m, bool) and 0 <= m <= BOUNDED
+
+
+def _caller_bounded(tool: Tool) -> bool:
+    """A limit the caller sets, with a small maximum (`limit`, `top_k`, `max_results` up to 100), or any limit on a
+    search: the results are the top k, not a list to page through."""
+    searching = verb(tool) in ("search", "find", "query", "lookup", "grep")
+    for name, p in properties(tool.input_schema if isinstance(tool.input_schema, dict) else {}).items():
+        if not isinstance(p, dict) or "".join(words(name)) not in _LIMIT_WORDS or not types_of(p) & {"integer", "number"}:
+            continue
+        m = p.get("maximum")
+        if searching or isinstance(m, (int, float)) and not isinstance(m, bool) and m <= BOUNDED:
+            return True
+    return False
 
 
 @check("TSL455")
