@@ -25,7 +25,9 @@ def _squash(name: str) -> str:
 
 
 def is_read_tool(tool: Tool) -> bool:
-    return tool.annotation_map.get("readOnlyHint") is True or effect(tool) == "read"
+    """Declared read-only, or read by its verb unless it declares `readOnlyHint: false` (its own word wins)."""
+    hint = tool.annotation_map.get("readOnlyHint")
+    return hint is True or (hint is not False and effect(tool) == "read")
 
 
 @check("TSL450")
