@@ -175,11 +175,9 @@ def concealment(s: _Sentence) -> Intent | None:
             continue  # "never delete without confirmation": a brake, not its removal
         if s.has("USER", "ADDR", "DIR", "NONEED", "FOLLOW"):
             return Intent("concealment", "skipping the user's confirmation", *_span(c), _view(c))
-    for sec in s.get("SECRET"):
-        i = s.near("SECRET", "INSTR", 6)
-        if i and (s.has("HIDE", "DIR", "ADDR") or any(s.negated(t, 5, 3) for t in s.get("TELL"))):
-            return Intent("concealment", "keeping its instructions secret", *_span(*i), _view(*i))
-        break
+    i = s.near("SECRET", "INSTR", 6)
+    if i and (s.has("HIDE", "DIR", "ADDR") or any(s.negated(t, 5, 3) for t in s.get("TELL"))):
+        return Intent("concealment", "keeping its instructions secret", *_span(*i), _view(*i))
     return None
 
 

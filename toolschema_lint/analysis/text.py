@@ -114,11 +114,9 @@ def _fold_mixed(norm: str) -> str:
 class _Tagger:
     """Looks words up in the lexicon and records tags."""
 
-    def __init__(self, lex: Lexicon, analysis_src: list[int] | None, text_len: int,
-                 sent_starts: list[int], clause_starts: list[int]):
+    def __init__(self, lex: Lexicon, analysis_src: list[int] | None, sent_starts: list[int], clause_starts: list[int]):
         self.lex = lex
         self.src = analysis_src
-        self.n = text_len
         self.sent_starts = sent_starts
         self.clause_starts = clause_starts
         self.tags: list[Tag] = []
@@ -163,19 +161,19 @@ _CACHE_OF: list[Lexicon] = []
 CACHE_WORDS = 200_000
 
 
-def _lookup(lex: Lexicon, w: str) -> tuple[frozenset[str] | None, str]:
+def _lookup(lex: Lexicon, w: str) -> frozenset[str] | None:
     if not _CACHE_OF or _CACHE_OF[0] is not lex:
         _CACHE.clear()
         _CACHE_OF[:] = [lex]
     try:
-        return _CACHE[w], ""
+        return _CACHE[w]
     except KeyError:
         pass
     c = _lookup_uncached(lex, w)
     if len(_CACHE) >= CACHE_WORDS:
         _CACHE.clear()
     _CACHE[w] = c
-    return c, ""
+    return c
 
 
 def _lookup_uncached(lex: Lexicon, w: str) -> frozenset[str] | None:
@@ -218,7 +216,7 @@ def rough_classes(text: str, lex: Lexicon | None = None) -> set[str] | None:
     words = WORD.findall(low)
     last = len(words) - 1
     for i, w in enumerate(words):
-        c, _ = _lookup(lex, w)
+        c = _lookup(lex, w)
         if c is not None:
             out |= c
         if w in phrases and i < last and ((w, words[i + 1]) in pairs or w in stem_pairs):  # type: ignore[operator]
@@ -240,7 +238,7 @@ def _analyse(text: str, lex: Lexicon) -> Analysis:
     spaced = list(_SPACED.finditer(norm)) if len(norm) >= 7 else []
     sent_starts = [0] + [m.end() for m in SENTENCE_END.finditer(norm) if not _abbreviation(norm, m.start())]
     clause_starts = sorted(set(sent_starts) | {m.end() for m in CLAUSE_END.finditer(norm)})
-    tg = _Tagger(lex, src, len(text), sent_starts, clause_starts)
+    tg = _Tagger(lex, src, sent_starts, clause_starts)
     words = [(m.group(), m.start(), m.end()) for m in WORD.finditer(norm)]
     plain = [w[0] for w in words]
     starts = [w[1] for w in words]
@@ -249,12 +247,12 @@ def _analyse(text: str, lex: Lexicon) -> Analysis:
         if "\u3040" <= w[0] <= "\u9fff" or "\uf900" <= w[0] <= "\ufaff":  # a Chinese or Japanese run
             _cjk(tg, lex, w, s, i)
             continue
-        c, view = _lookup(lex, w)
+        c, view = _lookup(lex, w), ""
         if c is None and not w.isalpha() and any(ch.isdigit() for ch in w) and any(ch.isalpha() for ch in w):
             lw = w.translate(LEET)
-            c, _ = _lookup(lex, lw)
+            c = _lookup(lex, lw)
             if c is None and "1" in w:
-                c, _ = _lookup(lex, w.replace("1", "l").translate(LEET))
+                c = _lookup(lex, w.replace("1", "l").translate(LEET))
             view = "leetspeak" if c is not None else ""
         if c is not None:
             tg.add(c, i, s, e, view)
@@ -269,7 +267,7 @@ def _analyse(text: str, lex: Lexicon) -> Analysis:
             w = m.group()
             if WORD.fullmatch(w):
                 continue
-            c, _ = _lookup(lex, w.translate(LEET))
+            c = _lookup(lex, w.translate(LEET))
             if c is not None:
                 i = bisect.bisect_left(starts, m.start())
                 tg.add(c, i, m.start(), m.end(), "leetspeak")
