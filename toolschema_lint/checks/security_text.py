@@ -1862,6 +1862,65 @@ def safety_claim_in_text(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL532")
 
 
+# The intent rules whose finding already says what TSL533 would: a tool they report is not reported again.
+_INTENT_RULES = frozenset({"TSL501", "TSL502", "TSL503", "TSL504", "TSL505", "TSL506", "TSL508", "TSL509",
+                           "TSL530", "TSL531", "TSL532"})
+
+
+@check("TSL533")
+def instruction_like_text(tool: Tool, ctx: Any) -> Iterable[Hit]:
+    """The learned scorer (`analysis.scorer`) reads the tool's strings as one bag of words."""
+    from ..analysis.scorer import model, prose
+
+    raw = tool.raw
+    strings = prose(raw) if isinstance(raw, (dict, list)) else ([tool.name] if isinstance(tool.name, str) else [])
+    if not strings:
+        return
+    m = model()
+    counts = m.counts(strings)
+    score = m.score(counts)
+    if score <= m.threshold:
+        return
+    rules = ctx.derived.get("scan")
+    if rules is None:
+        rules = ctx.derived["scan"] = frozenset(r for r in ctx.settings.enabled if r in _STRING_STEPS) | {"TSL501"}
+    found = _tool_results(tool, rules)
+    if any(rid in found for rid in _INTENT_RULES):
+        return  # an intent rule explains this tool already
+    # point at the string that weighs most towards the score
+    weights = m.weights
+
+    def pull(text: str) -> float:
+        return sum(weights[f][0] * weights[f][1] for f in m.known(text))
+
+    best = max(strings, key=pull)
+    strongest = m.strongest(m.counts([best])) or m.strongest(counts)
+    at = max(0, best.lower().find(strongest[0].split(" ")[0])) if strongest else 0
+    t = _locate(tool, best)
+    words = ", ".join(f"'{w}'" for w in m.strongest(counts))
+    yield ctx.hit(t.pointer, where=t.where, quote=quote(best, at, at + 1, 30), kind=f"score {score:.1f}; weighed most: {words}")
+
+
+def _locate(tool: Tool, text: str) -> Text:
+    """The first place (document order) where `text` is a string value or key of the tool."""
+    base = _strings_base(tool)
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(tool.raw, ())]
+    seen: set[int] = set()
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen or len(path) > 2 * MAX_DEPTH:
+            continue
+        seen.add(id(node))
+        items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        for k, v in items:
+            if isinstance(k, str) and k == text:
+                return Text(base, path + (k,), text, True)
+            if isinstance(v, str) and v == text:
+                return Text(base, path + (k,), text, False)
+        stack.extend((v, path + (k,)) for k, v in reversed(items) if isinstance(v, (dict, list)))
+    return Text(base, (), text, False)
+
+
 # Sensitive data a tool may legitimately take when its own job is about it: the words of the tool name
 # that make a request for it part of the tool's purpose.
 _SENSITIVE_DOMAINS = frozenset({
