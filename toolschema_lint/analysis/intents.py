@@ -342,8 +342,8 @@ def safety(s: _Sentence) -> Intent | None:
     if s.has("SENS") or s.defensive:
         return None  # "this tool never needs the PIN, so do not ask for it" protects; it claims nothing
     for x in s.get("SAFE"):
-        if s.negated(x, 3, 0, ("NEG",)):
-            continue
+        if s.negated(x, 3, 0, ("NEG",)) or _VERB_WITH_OBJECT.match(s.text, x.end):
+            continue  # "the agent has verified the user's identity": someone checks something, no claim
         if any(t.classes & {"THIS", "NONEED", "CONFIRM", "ADDR", "FOLLOW"} and (t.end <= x.start or t.start >= x.end)
                for t in s.tags):
             return Intent("safety", "claims to be safe or pre-approved", *_span(x), _view(x))
@@ -351,6 +351,10 @@ def safety(s: _Sentence) -> Intent | None:
         if s.negated(c, 5, 3, ("NONEED", "NEG", "WITHOUT")) and s.has("NONEED"):
             return Intent("safety", "says no confirmation is needed", *_span(c), _view(c))
     return None
+
+
+_VERB_WITH_OBJECT = re.compile(r"\s+(?:the|that|their|his|her|its|your|a|an|this|these|those|whether|each|every|"
+                               r"all|both|it|them|him)\b", re.IGNORECASE)
 
 
 def _short(s: _Sentence, t: Tag) -> str:

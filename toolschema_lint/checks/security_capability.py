@@ -569,6 +569,12 @@ def _verb_at(ws: list[str], vocab: set[str]) -> bool:
 _RUNNABLE = {"code", "script", "scripts", "command", "commands", "cmd", "shell", "program", "process", "python", "javascript",
              "js", "binary", "snippet", "macro", "bash", "terminal", "node", "sql"}
 _PAY_NOUNS = {"payment", "payments", "order", "orders", "transfer", "payout", "purchase", "transaction", "invoice_payment"}
+# what a payment word only qualifies (`create_payment_link`, `send_order_notification`): no money moves
+_NOT_PAY_HEAD = {"link", "links", "qr", "qrcode", "page", "form", "url", "button", "method", "methods", "request",
+                 "requests", "template", "templates", "report", "reports", "status", "history", "preview", "draft",
+                 "summary", "settings", "notification", "notifications", "alert", "alerts", "alimtalk", "confirmation",
+                 "receipt", "receipts", "email", "emails", "sms", "message", "messages", "reminder", "reminders",
+                 "note", "notes", "label", "labels", "quote", "quotes", "estimate", "simulation"}
 _MAKING = {"create", "make", "send", "submit", "initiate", "process", "execute", "place", "new", "issue", "schedule",
            "confirm", "complete", "approve", "authorize", "capture"}
 
@@ -591,7 +597,8 @@ def capabilities(tool: Tool) -> frozenset[str]:
     if ws and ws[0] not in _READ_VERBS:
         wset = set(ws)
         caps = {cap for cap, vocab in _CAP_WORDS.items() if wset & vocab}
-        if any(w in _PAY_NOUNS and i and ws[i - 1] in _MAKING for i, w in enumerate(ws)) or (
+        if any(w in _PAY_NOUNS and i and ws[i - 1] in _MAKING and (i + 1 == len(ws) or ws[i + 1] not in _NOT_PAY_HEAD)
+               for i, w in enumerate(ws)) or (
                 "checkout" in wset and wset & {"cart", "basket", "order", "payment"}):
             caps.add("pay")
         if wset & {"run", "runs"} and wset & _RUNNABLE:
