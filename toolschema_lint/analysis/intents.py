@@ -126,7 +126,10 @@ def _user_acts(s: _Sentence, v: Tag) -> bool:
     """The user is the one doing it (`the user did not mention`, `the customer enters the card`): a USER word
     shortly before the verb, with no request or order of the model's before that USER word."""
     if v.word >= 1000:
-        return False  # Chinese and Japanese: word order does not tell the subject here
+        # Chinese and Japanese: a user word marked as the subject (`ユーザーご本人が…入力`, `用户自行…`)
+        return any(u.end <= v.start and v.start - u.end <= 40 and (s.text[u.end:u.end + 1] in ("が", "は")
+                                                                    or s.text[u.end:u.end + 2] in ("自己", "自行", "本人"))
+                   for u in s.get("USER"))
     for u in s.get("USER"):
         if 0 < _w(v) - _w(u) <= 4 and not any(_w(x) < _w(u) and x.classes & {"ASK", "TELL", "DIR", "CONFIRM", "ADDR"}
                                                for x in s.tags):
@@ -324,15 +327,20 @@ def _as_data(s: _Sentence, f: Tag) -> bool:
 
 
 def sensitive(s: _Sentence) -> Intent | None:
-    if s.lead_neg or s.defensive or (s.has("NEG") and not s.addr):
+    if s.lead_neg or s.defensive:
         return None
     for x in s.get("SENS"):
-        verbs = [v for v in s.get("ASK") if abs(_w(v) - _w(x)) <= 7 and v is not x]
+        # "ask the user for their email address and the password": a request reaches along its list
+        verbs = [v for v in s.get("ASK") if v is not x and (abs(_w(v) - _w(x)) <= 7
+                                                            or 0 < _w(x) - _w(v) <= 11 and v.clause == x.clause)]
         if not verbs or any(s.negated(v, 4, 2) for v in verbs) or s.negated(x, 4, 0, ("NEG",)) or _mentioned(s, x) \
                 or all(_user_acts(s, v) for v in verbs):
             continue
         if not s.has("USER", "ADDR"):
             continue  # a request the model is to make of the user (`Cookies to send with the request` is not)
+        clauses = {x.clause} | {v.clause for v in verbs}
+        if not s.addr and any(n.clause in clauses for n in s.get("NEG")):
+            continue  # a negation where the data or the request is ("the code is not returned to the model")
         kinds = {k for t in s.get("SENS") if (k := " ".join(s.text[t.start:t.end].lower().split())) not in _GENERIC_SENS}
         return Intent("sensitive", "asks for " + _short(s, x), *_span(x, verbs[0]), _view(x, verbs[0]), len(kinds))
     return None
@@ -413,7 +421,8 @@ def find(a: Analysis) -> dict[str, Intent]:
             hit = output_instructions(both)
             if hit is not None:
                 out["output"] = hit
-        if "sensitive" not in out and prev is not None and prev.has("SENS") and not s.has("SENS") and s.has("ASK"):
+        if "sensitive" not in out and prev is not None and prev.has("SENS") and not s.has("SENS") and s.has("ASK") \
+                and not s.has("NEG"):
             # "The card's security code. Ask the customer for it before quoting."
             both = _Sentence(prev.tags + s.tags, prev.addr + s.addr, 0, a.text)
             both.lead_neg = s.lead_neg
@@ -438,6 +447,16 @@ def _holds_sensitive(a: Analysis) -> Intent | None:
     """A text that opens by naming the user's sensitive data (`The plain password for the user's mailbox`):
     the value it describes is that data."""
     first = [t for t in a.tags if t.sentence == 0]
+    if any("NEG" in n.classes or "DEFENSE" in n.classes for n in first):
+        return None
+    kinds = {" ".join(a.text[x.start:x.end].lower().split()) for x in first if "SENS" in x.classes} - _GENERIC_SENS
+    kinds = {k for k in kinds if not any(k != o and k in o for o in kinds)}  # `验证码` within `短信验证码`
+    if len(kinds) >= 2 and any("USER" in u.classes for u in first) and any("ASK" in v.classes for v in a.tags):
+        # "Guest verification string: the full card number, then the expiry, then the code, as the user reads
+        # them out. Required ...": two kinds of the user's sensitive data are what the value is
+        t = next(x for x in first if "SENS" in x.classes)
+        return Intent("sensitive", f"asks for '{' '.join(a.text[t.start:t.end].split())[:40]}'", t.start, t.end, "",
+                      len(kinds))
     owner = any("USER" in u.classes and _POSSESSIVE.search(a.text, u.start, u.end + 2) for u in first)
     for t in first:
         if "SENS" in t.classes and t.word <= 6 and owner \
