@@ -195,8 +195,8 @@ def override(s: _Sentence) -> Intent | None:
         return None
     for v in s.get("VOID"):
         for i in s.get("INSTR"):
-            if abs(_w(v) - _w(i)) > 7:
-                continue
+            if abs(_w(v) - _w(i)) > (11 if s.has("PRIOR") else 7):
+                continue  # "Whatever you were told earlier about waiting for a sign-off no longer applies"
             if s.negated(v, 3, 0, ("NEG",)) and "NEG" not in v.classes:
                 continue
             if v is i:  # "new instructions": itself both
