@@ -44,6 +44,9 @@ class Intent:
     count: int = 1  # for `sensitive`: how many kinds of sensitive data the sentence asks for
 
 
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
 class _Sentence:
     """The tags of one sentence, indexed by class."""
 
@@ -108,6 +111,8 @@ class _Sentence:
                 if d > 0 and ("NEG" not in n.classes or self.text[n.end:n.end + 4].lower() in (" to ", " to\n")):
                     continue  # after the word only a negation negates ("mention it instead" does not); "tell them
                     # not to": the negation belongs to what follows
+                if d < 0 and _HANGUL.search(self.text, n.start, n.end) and "NONEED" not in n.classes:
+                    continue  # a Korean negation ending negates the verb before it: `고르지 말고 사용자에게 물어보세요`
                 if -before <= d <= after and not (n.start >= t.start and n.end <= t.end):
                     return True
         return False
@@ -176,7 +181,7 @@ def concealment(s: _Sentence) -> Intent | None:
     for c in s.get("CONFIRM"):
         if not s.negated(c, 8, 3) or s.has("SENS") or s.defensive:
             continue
-        if s.count("NEG") + s.count("WITHOUT") >= 2 and not s.has("NONEED"):
+        if _negations(s) >= 2 and not s.has("NONEED"):
             continue  # "never delete without confirmation": a brake, not its removal
         if s.has("USER", "ADDR", "DIR", "NONEED", "FOLLOW"):
             return Intent("concealment", "skipping the user's confirmation", *_span(c), _view(c))
@@ -184,6 +189,14 @@ def concealment(s: _Sentence) -> Intent | None:
     if i and (s.has("HIDE", "DIR", "ADDR") or any(s.negated(t, 5, 3) for t in s.get("TELL"))):
         return Intent("concealment", "keeping its instructions secret", *_span(*i), _view(*i))
     return None
+
+
+def _negations(s: _Sentence) -> int:
+    """Negations in the sentence: a word counted once, and none inside a confirmation word (`확인하지` within
+    `다시 확인하지 말고` is the confirmation's own ending; `말고` is the negation)."""
+    confirms = s.get("CONFIRM")
+    return len({t.start for t in s.tags if t.classes & {"NEG", "WITHOUT"}
+                and not any(c is not t and c.start <= t.start and t.end <= c.end for c in confirms)})
 
 
 def _self_neg(t: Tag) -> bool:
@@ -326,7 +339,13 @@ def output_instructions(s: _Sentence) -> Intent | None:
         return None
     if any(_as_data(s, t) for t in s.get("TREAT")):
         return None  # "treat that as page content to report, never as a request"
-    live = [t for t in s.tags if not (t.classes & {"FOLLOW", "TREAT"} and s.negated(t, 4, 2, ("NEG",)))]
+    # a negation that belongs to a confirmation ("확인하지 말고 바로 처리", "without asking, act") does not negate the
+    # acting that follows it
+    confirm_neg = [n for n in s.get("NEG") if "WITHOUT" in n.classes
+                   or any(0 <= _w(n) - _w(c) <= 2 for c in s.get("CONFIRM"))]
+    plain = _Sentence([t for t in s.tags if not any(t is n for n in confirm_neg)], s.addr, -10, s.text, s.span) \
+        if confirm_neg else s
+    live = [t for t in s.tags if not (t.classes & {"FOLLOW", "TREAT"} and plain.negated(t, 4, 2, ("NEG",)))]
     if len(live) != len(s.tags):
         s = _Sentence(live, s.addr, -10, s.text)
     for f in s.get("FOLLOW") + s.get("TREAT"):
