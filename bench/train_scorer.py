@@ -14,8 +14,11 @@ Before the final fit, each blind set is scored by a model trained without it (le
 threshold is the lowest score that flags at most `--benign-rate` of those out-of-fold benign files and at
 most `--corpus-rate` of the held-out corpus tools. The figures are printed and stored in the model.
 
-    python bench/train_scorer.py                          # all sets; writes rules/scorer/model.json
+    python bench/train_scorer.py                          # retrain as shipped (the same sets kept out)
     python bench/train_scorer.py --exclude final-4        # keep a held-out set out
+
+The class features come from the lexicons, so the model is retrained whenever a lexicon changes (a test
+compares the lexicon digest the model records with the shipped one).
     python bench/train_scorer.py --dry-run                # figures only
 """
 
@@ -31,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from toolschema_lint.analysis.lexicon import digest  # noqa: E402
 from toolschema_lint.analysis.scorer import MODEL, prose, tool_features  # noqa: E402
 from toolschema_lint.loaders import collect, load_source  # noqa: E402
 
@@ -95,13 +99,18 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--blind", type=Path, default=ROOT / "bench" / "blind")
     ap.add_argument("--corpora", type=Path, default=ROOT.parent / "shared" / "corpora")
-    ap.add_argument("--exclude", action="append", default=[],
-                    help="a blind set (or SET/CASEFOLDER) never to train on (repeatable)")
+    ap.add_argument("--exclude", action="append", default=None,
+                    help="a blind set (or SET/CASEFOLDER) never to train on (repeatable; default: what the shipped "
+                         "model excluded)")
     ap.add_argument("--benign-rate", type=float, default=0.01)
     ap.add_argument("--corpus-rate", type=float, default=0.001)
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--oof", type=Path, help="write the out-of-fold scores (JSON lines: set, file, label, y, score)")
     args = ap.parse_args()
+    if args.exclude is None:
+        shipped = ROOT / "rules" / Path(*MODEL)
+        args.exclude = json.loads(shipped.read_text(encoding="utf-8"))["about"]["excluded"] if shipped.exists() else []
+    args.exclude = [e for e in args.exclude if e]  # `--exclude ''`: keep nothing out
 
     sets = sorted(p for p in args.blind.iterdir() if p.is_dir() and p.name not in args.exclude)
     blind = {s.name: rows for s in sets if (rows := blind_rows(s, tuple(args.exclude)))}
@@ -148,6 +157,7 @@ def main() -> int:
     coef = clf.coef_[0]
     model = {
         "about": {"trained_on": list(blind), "excluded": args.exclude, "corpus_tools": len(corpus_train),
+                  "lexicon_digest": digest(),
                   "features": len(vocab), "C": C, "leave_one_set_out": figures(t),
                   "rule": f"threshold: at most {args.benign_rate:.1%} of out-of-fold benign files and "
                           f"{args.corpus_rate:.1%} of held-out corpus tools above it"},

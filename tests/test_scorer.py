@@ -28,6 +28,14 @@ def test_model_data_is_consistent():
     assert model().threshold == data["threshold"]
 
 
+def test_model_was_trained_with_the_shipped_lexicons():
+    from toolschema_lint.analysis.lexicon import digest
+
+    about = json.loads(resources.files("toolschema_lint.catalog").joinpath(*MODEL).read_text(encoding="utf-8"))["about"]
+    assert about.get("lexicon_digest") == digest(), \
+        "the lexicons changed since the scorer was trained: run python bench/train_scorer.py (needs scikit-learn)"
+
+
 def test_tokens_normalise_and_pair_cjk():
     assert tokens("ＡＳＳＩＳＴＡＮＴ must") == ["assistant", "must"]
     assert tokens("ig\u200bnore 42 rules") == ["ignore", "rules"]

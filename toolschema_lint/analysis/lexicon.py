@@ -173,6 +173,11 @@ def _digest(sources: list[tuple[str, str]]) -> str:
     return h.hexdigest()
 
 
+def digest() -> str:
+    """The digest of the shipped lexicon sources (the learned scorer records the one it was trained with)."""
+    return _digest(_sources())
+
+
 def _built(sources: list[tuple[str, str]]) -> Lexicon:
     files: dict[str, dict] = {}
     for name, text in sources:
