@@ -177,3 +177,17 @@ def test_a_description_restating_the_name_is_reported_once() -> None:
     assert by_tool({"tools": [tool]}, select_rules=["TSL207", "TSL209"]) == {"get_weather": ["TSL209"]}
     assert by_tool({"tools": [tool]}, select_rules=["TSL207", "TSL209"], per_tool_ignores={"get_*": ["TSL209"]}) == {
         "get_weather": ["TSL207"]}
+
+
+def test_formats_without_annotations_are_judged_by_what_they_can_say() -> None:
+    # an OpenAI function has no place for annotations: moving money is an info finding that says so, and a
+    # confirmation step stated in the description is the brake
+    pays = {"type": "function", "function": {"name": "transfer_funds", "description": "Transfer money to an account.",
+                                             "parameters": SCHEMA}}
+    found = lint_data({"tools": [pays]}, select=list(BRAKES)).active()
+    assert [(f.rule_id, f.severity) for f in found] == [("TSL566", Severity.INFO)]
+    assert "no annotations" in found[0].message
+    stated = {"type": "function", "function": {"name": "transfer_funds", "parameters": SCHEMA,
+                                               "description": "Transfer money to an account. The user confirms each "
+                                                              "transfer before it is sent."}}
+    assert lint_data({"tools": [stated]}, select=list(BRAKES)).active() == []

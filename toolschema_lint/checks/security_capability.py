@@ -694,13 +694,16 @@ def risky_tool_without_brake(tool: Tool, ctx: Any) -> Iterator[Hit]:
     what = " and ".join(_CAP_WHAT[c] for c in sorted(caps))
     if tool.has_production_metadata:
         yield ctx.at(tool, "name", what=what, why=" (its risk metadata leaves approval out)", _severity=Severity.WARNING)
-    elif "pay" in caps:
+    elif "pay" in caps and tool.dialect == "mcp":
         yield ctx.at(tool, "name", what=what, why="", _severity=Severity.WARNING)
     elif tool.dialect == "mcp":
         # no hint at all: TSL601 reports that as a warning (add the hints); this finding only where it does not
         yield ctx.at(tool, "name", what=what, why=" (only the MCP default destructiveHint applies)", _unless=("TSL601", False))
     else:
-        yield ctx.at(tool, "name", what=what, why="")
+        # OpenAI, Anthropic and Gemini definitions have no place for annotations: only a confirmation step stated
+        # in the description (which `braked` reads) can say it
+        yield ctx.at(tool, "name", what=what, why=" (this format has no annotations: state the confirmation step in "
+                     "the description)")
 
 
 # --- look-alike tools across servers ---------------------------------------------------------------------
