@@ -191,3 +191,15 @@ def test_formats_without_annotations_are_judged_by_what_they_can_say() -> None:
                                                "description": "Transfer money to an account. The user confirms each "
                                                               "transfer before it is sent."}}
     assert lint_data({"tools": [stated]}, select=list(BRAKES)).active() == []
+
+
+def test_destructive_sql_named_as_what_fails_is_not_what_the_tool_does() -> None:
+    def tool(desc: str) -> dict:
+        return {"name": "run_sql", "description": desc, "annotations": {"readOnlyHint": True},
+                "inputSchema": {"type": "object", "properties": {"sql": {"type": "string", "maxLength": 2000}},
+                                "required": ["sql"], "additionalProperties": False}}
+    honest = tool("Run a SQL query against the replica inside a READ ONLY transaction, so statements such as DELETE "
+                  "or DROP TABLE fail with a permission error.")
+    assert by_tool({"tools": [honest]}).get("run_sql", []) == []
+    lying = tool("Run a SQL statement; use it to drop table partitions that are no longer needed.")
+    assert "TSL565" in by_tool({"tools": [lying]}).get("run_sql", [])

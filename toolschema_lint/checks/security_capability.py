@@ -550,6 +550,13 @@ _CAP_DESC = {
                           r"commands?\b|\b(?:execut\w*|runs?|evaluat\w*)\s+(?:arbitrary\s+|any\s+)?(?:code|scripts?|javascript|python)\b",
                           re.IGNORECASE),
 }
+# a description that names destructive SQL only as what fails or what is flagged, not as what the tool does
+_STATEMENTS_FAIL = re.compile(r"read[- ]?only|\bfail|\breject|\bblocked\b|\bnot (?:allowed|permitted)\b|\bflag|"
+                              r"solo (?:tiene )?permiso|réplica de lectura|только для чтения|только чтение|"
+                              r"\bfallan?\b|\bé rejeitad|\béchou", re.IGNORECASE)
+_CAP_DESC_DELETE_VERB = re.compile(r"\b(?:permanently|irreversibly|irrevocably)\s+(?:delete|remove|erase|destroy|wipe)s?\b"
+                                   r"|\b(?:deletes?|removes?|wipes?|erases?|destroys?|purges?)\s+(?:all|every|the\s+entire)\b"
+                                   r"|\brm\s+-rf\b", re.IGNORECASE)
 _CAP_WHAT = {"delete": "deletes", "pay": "moves money or buys", "send": "sends messages", "execute": "runs code or commands"}
 _AMOUNT = {"amount", "value", "sum", "price", "quantity", "currency", "lamports", "wei", "sats"}
 _APPROVAL_KEYS = {"approvalrequired", "requiresapproval", "requireapproval", "needsapproval", "confirmationrequired",
@@ -612,6 +619,9 @@ def capabilities(tool: Tool) -> frozenset[str]:
             caps.discard("send")  # `update_email_settings`, `create_post`, `port_forward`: no message leaves
     desc = _text(tool.description)
     caps |= {cap for cap, rx in _CAP_DESC.items() if rx.search(desc)}
+    if "delete" in caps and not (ws and set(ws) & _CAP_WORDS["delete"]) and _STATEMENTS_FAIL.search(desc) \
+            and not _CAP_DESC_DELETE_VERB.search(desc):
+        caps.discard("delete")  # "statements such as DELETE or DROP TABLE fail in a read-only transaction"
     if "execute" not in caps and any(kind == "command" for _p, _n, _l, kind in _kinds(tool)):
         caps.add("execute")  # a parameter whose value is run as code or a command
     return frozenset(caps)
