@@ -985,10 +985,13 @@ _TAG_OPEN = re.compile(r"<[a-z][\w-]{0,20}\s")
 
 
 def _inside_tag(m: re.Match) -> bool:
-    """CSS anywhere counts; a bare `hidden` only as an attribute inside an open HTML tag."""
-    if m.group().startswith(("display", "visibility", "font", "opacity", "color")):
-        return True
+    """Hiding CSS inside a tag, a style attribute or a rule block (`{...}`); a bare `hidden` only as an
+    attribute inside an open HTML tag. Prose that names the CSS (`elements with display:none`) hides nothing."""
     low = m.string
+    if m.group().startswith(("display", "visibility", "font", "opacity", "color")):
+        before = low[max(0, m.start() - 120):m.start()]
+        return "style" in before.lower() or before.rfind("{") > before.rfind("}") or (
+            before.rfind("<") > before.rfind(">"))
     lt = low.rfind("<", max(0, m.start() - 200), m.start())
     return lt >= 0 and low.rfind(">", lt, m.start()) < 0 and _TAG_OPEN.match(low, lt) is not None
 
@@ -996,10 +999,17 @@ def _inside_tag(m: re.Match) -> bool:
 def detect_hidden_markup(text: str) -> Found | None:
     """HTML comments and markup that renderers hide but models read."""
     i = text.find("<!--")
-    if i >= 0:
+    while i >= 0:
         j = text.find("-->", i + 4, i + 4 + 10_000)
-        return Found(quote(text, i, j + 3 if j >= 0 else min(len(text), i + 60), pad=0), "an HTML comment")
+        if j < 0 or not _PLACEHOLDER_COMMENT.fullmatch(text, i + 4, j):
+            return Found(quote(text, i, j + 3 if j >= 0 else min(len(text), i + 60), pad=0), "an HTML comment")
+        i = text.find("<!--", j + 3)  # `<!-- ... -->` written to name the syntax hides nothing
     return _HIDDEN_HTML.search(text, _inside_tag)
+
+
+# the body of a comment written only to show the syntax: nothing, dots, or the word itself
+_PLACEHOLDER_COMMENT = re.compile(r"\s*(?:\.{2,}|…|comments?|kommentar\w*|commentaires?|comentarios?|x)?\s*",
+                                  re.IGNORECASE)
 
 
 _HSPACE_RUN = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]{40,}")
