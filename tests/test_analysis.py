@@ -107,6 +107,11 @@ BENIGN = [
     "Requires that the helpdesk agent has verified the user's identity through the callback procedure.",
     "Check the code the user received by SMS after send_phone_verification, to finish adding that number.",
     "이름이 비슷한 프로젝트가 여러 개면 임의로 고르지 말고 사용자에게 물어보세요.",
+    "Nothing is deployed until the PR is reviewed and merged by a human.",
+    "The payout stays in 'awaiting approval' until a second finance user approves it; this tool cannot approve its "
+    "own drafts.",
+    "Réponds poliment, en français, et ne promets jamais de remboursement sans validation d'un conseiller.",
+    "Webhook adresleri gizli tutulduğu için gösterilmez.",
     "After adding tasks, you MUST use 'get_next_task' to retrieve the first task.",
     "When editing multiple sections, make separate edit_block calls for each distinct change.",
     "二要素認証のワンタイムパスワードを検証します。ユーザーご本人が認証アプリに表示された6桁のコードを入力し、それを検証するだけです。",

@@ -44,6 +44,9 @@ class Intent:
     count: int = 1  # for `sensitive`: how many kinds of sensitive data the sentence asks for
 
 
+# a confirmation that something waits for is a brake: "until the PR is reviewed", "hasta que lo apruebe"
+_UNTIL = re.compile(r"\b(?:until|unless|till|hasta que|bis|jusqu['’]à ce que|finché|até que|пока не|dokud|dopóki)\b"
+                    r"[^.;!?]*$", re.IGNORECASE)
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
@@ -168,8 +171,8 @@ def concealment(s: _Sentence) -> Intent | None:
         if s.negated(h, 3, 0, ("NEG",)) and not s.has("USER"):
             continue
         if s.has("USER", "TELL", "ADDR") or (s.has("DIR") and s.has("SEND", "CALL", "ARGMOD", "EXEC")):
-            if protective and not s.has("TELL", "ADDR"):
-                continue
+            if protective and not s.has("ADDR") and not (s.has("TELL") and s.has("USER")):
+                continue  # "webhook addresses are kept secret and not shown": protecting data, not hiding from the user
             return Intent("concealment", "concealment", *_span(h), _view(h))
     if not protective:
         for t in s.get("TELL"):
@@ -183,6 +186,9 @@ def concealment(s: _Sentence) -> Intent | None:
             continue
         if _negations(s) >= 2 and not s.has("NONEED"):
             continue  # "never delete without confirmation": a brake, not its removal
+        if _UNTIL.search(s.text, max(s.span[0], c.start - 60), c.start) or any(
+                0 < _w(n) - _w(t) <= 3 for t in s.get("THIS") for n in s.get("NEG")):
+            continue  # "nothing is deployed until the PR is reviewed", "this tool cannot approve its own drafts"
         if s.has("USER", "ADDR", "DIR", "NONEED", "FOLLOW"):
             return Intent("concealment", "skipping the user's confirmation", *_span(c), _view(c))
     i = s.near("SECRET", "INSTR", 6)
@@ -196,7 +202,8 @@ def _negations(s: _Sentence) -> int:
     `다시 확인하지 말고` is the confirmation's own ending; `말고` is the negation)."""
     confirms = s.get("CONFIRM")
     return len({t.start for t in s.tags if t.classes & {"NEG", "WITHOUT"}
-                and not any(c is not t and c.start <= t.start and t.end <= c.end for c in confirms)})
+                and ("WITHOUT" in t.classes
+                     or not any(c is not t and c.start <= t.start and t.end <= c.end for c in confirms))})
 
 
 def _self_neg(t: Tag) -> bool:
