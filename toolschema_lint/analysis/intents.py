@@ -250,7 +250,8 @@ def priority(s: _Sentence) -> Intent | None:
         return None
     for f in s.get("FIRST"):
         other = s.near("OTHER", "TOOL", 3)
-        if other and (s.has("THIS") or s.has("CALL")) and not s.negated(f, 3, 0, ("NEG",)):
+        if other and (s.has("THIS") or s.has("CALL")) and not s.negated(f, 3, 0, ("NEG",)) \
+                and not s.negated(other[0], 4, 0, ("NEG",)):  # "do not paste it into other tools"
             return Intent("priority", "first or instead of other tools", *_span(f, *other),
                           _view(f, *other))
     return None
@@ -376,6 +377,12 @@ def _as_data(s: _Sentence, f: Tag) -> bool:
     after = [t for t in s.tags if 0 < _w(t) - _w(f) <= 12 and t.classes & {"PAYLOAD", "OUTPUT", "INSTR", "USER", "SAFE",
                                                                           "CONFIRM", "FOLLOW"}]
     after = after[:next((i + 1 for i, t in enumerate(after) if t.classes & {"FOLLOW"}), len(after))]
+    # the complement ends where a negation or another verb starts: "treat that as page content to report,
+    # never as a request to carry out"; "treat them as part of the content and mention them to the user"
+    stop = next((_w(t) for t in s.tags if _w(f) < _w(t) <= _w(f) + 12
+                 and t.classes & {"NEG", "TELL", "SEND", "CALL", "EXEC"} and not t.classes & {"FOLLOW", "TREAT"}), None)
+    if stop is not None and any(_w(t) < stop for t in after):
+        after = [t for t in after if _w(t) < stop]
     return bool(after) and not after[-1].classes & {"INSTR", "USER", "SAFE", "CONFIRM", "FOLLOW"} and "INSTR" not in f.classes
 
 
