@@ -27,8 +27,8 @@ def files(tmp_path, monkeypatch):
     return tmp_path
 
 
-def invoke(*args: str):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+def invoke(*args: str, input: str | None = None):
+    return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
 
 
 def ids(res) -> list[str]:
@@ -123,8 +123,34 @@ def test_json_values_cannot_suppress(files) -> None:
 
 def test_output_file_and_nothing_else_on_stdout(files) -> None:
     res = invoke("check", "bad.json", "--format", "json", "-o", "out.json")
-    assert res.output == ""
+    assert res.stdout == ""
     assert json.loads(Path("out.json").read_text())["findings"]
+    # a one-line summary says where the report went (stderr: the SARIF pre-commit hook shows it)
+    assert "wrote the json report to out.json. Found" in res.stderr
+    assert invoke("check", "bad.json", "--format", "json", "-o", "out.json", "-q").stderr == ""
+
+
+def test_statistics_prints_the_table_alone_and_joins_the_json_summary(files) -> None:
+    res = invoke("check", "bad.json", "--statistics", "--no-color")
+    assert "TSL202  vague-tool-name" in res.stdout and "bad.json:" not in res.stdout
+    doc = json.loads(invoke("check", "bad.json", "--statistics", "--format", "json").stdout)
+    assert {"id": "TSL202", "name": "vague-tool-name", "severity": "warning", "count": 1} in doc["summary"]["statistics"]
+    assert "statistics" not in json.loads(invoke("check", "bad.json", "--format", "json").stdout)["summary"]
+
+
+def test_standard_input_is_read_with_its_given_name(files) -> None:
+    text = Path("bad.json").read_text()
+    res = invoke("check", "-", "--stdin-filename", "tools/bad.json", "--no-color", input=text)
+    assert "tools/bad.json:" in res.stdout and "TSL202" in res.stdout
+    yaml_text = "tools:\n  - name: run\n    description: Runs it.\n"
+    assert "-:2:" in invoke("check", "-", "--no-color", input=yaml_text).stdout  # YAML told by its first character
+
+
+def test_max_file_size_flag(files) -> None:
+    res = invoke("check", "bad.json", "--max-file-size", "10", "--no-color")
+    assert "TSL007" in res.stdout
+    assert "TSL007" not in invoke("check", "bad.json", "--max-file-size", "1M", "--no-color").stdout
+    assert invoke("check", "bad.json", "--max-file-size", "lots").exit_code == 2
 
 
 def test_statistics_and_quiet(files) -> None:

@@ -267,14 +267,19 @@ def _gather_live(opts: dict[str, Any], settings: Settings | None = None,
 @click.option("--lock", "lock_file", type=click.Path(dir_okay=False), default=None, help="Report tools that changed, appeared or disappeared since this lock file (TSL8).")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), default=None, help="Report only findings that are not in this baseline file (the others stay in JSON/SARIF as suppressed).")
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), default=None, help="Record the current findings in this baseline file, then report them as suppressed.")
+@click.option("--stdin-filename", default=None, metavar="NAME", help="Name to show for `-` (standard input); its extension tells the format.")
+@click.option("--max-file-size", "max_file_size", type=str, default=None, metavar="SIZE",
+              help="Largest input file read (bytes, or with K, M or G; default 4M); larger ones get TSL007.")
 @_capture_options
 @guarded
 def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
           severity_opts: tuple[str, ...], fail_on: str | None, fmt: str | None, output: str | None, exit_zero: bool | None,
           statistics: bool | None, quiet: bool | None, no_hints: bool, config: str | None, input_format: str | None,
           exclude: tuple[str, ...], explain: bool, color: bool | None, jobs: int | None = None, lock_file: str | None = None,
-          baseline_file: str | None = None, write_baseline: str | None = None, **live_opts: Any) -> int:
-    """Lint tool definition files and folders, and live MCP servers (--server, --url, --client-config)."""
+          baseline_file: str | None = None, write_baseline: str | None = None, stdin_filename: str | None = None,
+          max_file_size: str | None = None, **live_opts: Any) -> int:
+    """Lint tool definition files and folders (`-` reads standard input), and live MCP servers (--server, --url,
+    --client-config)."""
     severity: dict[str, str] = {}
     for item in severity_opts:
         rule, sep, level = item.partition("=")
@@ -296,6 +301,8 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         "exclude": list(exclude) or None,
         "jobs": jobs,
         "lock_path": lock_file,
+        "stdin_filename": stdin_filename,
+        "max_file_size": _size(max_file_size) if max_file_size is not None else None,
     }
     settings = load_settings(config, cli_values)
     settings.severity.update(severity)
@@ -318,6 +325,11 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
             note(f"{path}: skipped (found in a folder): {why}")
     result.errors.extend(live_problems)  # servers not read count as sources that could not be read
     emit(REPORTERS[settings.format](result, settings), settings.output)
+    if settings.output and not settings.quiet:
+        # the report went to a file (the SARIF pre-commit hook): say where, and what it holds
+        from .reporters import summary_line
+
+        note(f"toolschema-lint: wrote the {settings.format} report to {settings.output}. {summary_line(result)}")
     for err in result.errors:
         note(f"toolschema-lint: error: {err}")
     if (settings.paths and live is None and not settings.extra_sources and not result.files and not result.tools
@@ -350,6 +362,19 @@ def _baseline(result: RunResult, settings: Settings, read_from: str | None, writ
     if res.stale or (settings.format == "text" and not settings.quiet and read_from and not write_to):
         for line in baseline.stale_note(res):
             note(f"toolschema-lint: {line}")
+
+
+def _size(text: str) -> int:
+    """`--max-file-size`: bytes, or a number with K, M or G (powers of 1024)."""
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    mult = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}.get(t[-1:], 1)
+    try:
+        n = float(t[:-1] if mult > 1 else t) * mult
+    except ValueError:
+        raise ConfigError(f"--max-file-size {text!r}: expected a size such as 4194304, 512K or 8M") from None
+    if n <= 0:
+        raise ConfigError(f"--max-file-size {text!r}: must be positive")
+    return int(n)
 
 
 def _auto_color(settings: Settings) -> bool:

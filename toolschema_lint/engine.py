@@ -487,7 +487,7 @@ def lint(settings: Settings, prepare: Callable[[list[Finding]], None] | None = N
     `prepare` (a reporter's) is applied to the findings of each server linted in a worker process.
     """
     missing: list[str] = []
-    sources = collect(settings.paths, settings.exclude, missing) if settings.paths else []
+    sources = collect(settings.paths, settings.exclude, missing, settings.stdin_filename) if settings.paths else []
     sources.extend(settings.extra_sources)
     result = Engine(settings, prepare).run(sources)
     result.errors[:0] = missing

@@ -57,6 +57,7 @@ class Settings:
     input_format: str = "auto"
     exclude: list[str] = field(default_factory=list)
     max_file_size: int = 4 * 1024 * 1024
+    stdin_filename: str | None = None  # the name `-` (standard input) is shown and detected as
     servers: dict[str, str] = field(default_factory=dict)  # glob -> server name (grouping)
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # id or name -> options
     config_path: str | None = None
@@ -162,7 +163,7 @@ def apply_config(settings: Settings, table: dict[str, Any], source: str, cli_set
         if not isinstance(table["jobs"], int) or table["jobs"] < 0:
             raise ConfigError(f"{source}: jobs must be a whole number (0 = automatic)")
         settings.jobs = table["jobs"]
-    if "max-file-size" in table:
+    if "max-file-size" in table and "max_file_size" not in cli_set:
         if not isinstance(table["max-file-size"], int) or table["max-file-size"] <= 0:
             raise ConfigError(f"{source}: max-file-size must be a positive number of bytes")
         settings.max_file_size = table["max-file-size"]

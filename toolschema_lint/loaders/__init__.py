@@ -42,6 +42,7 @@ class Source:
     format: str | None = None
     server_key: str | None = None
     explicit: bool = True  # named on the command line; False for a file found while walking a folder
+    data: bytes | None = None  # read from standard input (`-`): decoded and size-checked like a file
 
 
 def display_path(path: Path) -> str:
@@ -56,8 +57,11 @@ def _is_companion(name: str) -> bool:
     return name.endswith(POLICY_SUFFIX) or name.endswith(EXAMPLES_SUFFIX)
 
 
-def collect(paths: list[str], exclude: list[str] | None = None, errors: list[str] | None = None) -> list[Source]:
-    """Expand files and folders into sources, in a stable order.
+def collect(paths: list[str], exclude: list[str] | None = None, errors: list[str] | None = None,
+            stdin_filename: str | None = None, stdin: Any = None) -> list[Source]:
+    """Expand files and folders into sources, in a stable order. `-` is standard input, shown as
+    `stdin_filename` (whose extension also tells its format; without one, JSON or YAML by its first
+    character).
 
     A missing path raises InputError, or is appended to `errors` (and skipped) when a list is given.
     """
@@ -85,7 +89,13 @@ def collect(paths: list[str], exclude: list[str] | None = None, errors: list[str
         key = display_path(p.parent) if p.name.endswith(SCHEMA_SUFFIX) else None
         out.append(Source(path=p, display=display_path(p), server_key=key, explicit=explicit))
 
+    read_stdin = False
     for raw in paths:
+        if raw == "-":
+            if not read_stdin:
+                read_stdin = True
+                out.append(_stdin_source(stdin_filename, stdin))
+            continue
         p = Path(raw)
         if p.is_dir():
             for root, dirs, files in os.walk(p):
@@ -98,12 +108,25 @@ def collect(paths: list[str], exclude: list[str] | None = None, errors: list[str
         elif p.is_file():
             add(p, explicit=True)
         else:
-            message = ("reading from standard input is not supported; pass a file path" if raw == "-"
-                       else f"{raw}: no such file or directory")
+            message = f"{raw}: no such file or directory"
             if errors is None:
                 raise InputError(message)
             errors.append(message)
     return out
+
+
+def _stdin_source(name: str | None, stream: Any = None) -> Source:
+    import sys
+
+    stream = stream if stream is not None else sys.stdin.buffer
+    data = stream.read(DEFAULT_MAX_BYTES * 64 + 1)  # past any sane --max-file-size: TSL007 reports it
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    fmt = EXTENSIONS.get(Path(name).suffix.lower()) if name else None
+    if fmt is None:
+        head = data.lstrip()[:1]
+        fmt = "json" if head in (b"{", b"[", b"") else "yaml"
+    return Source(path=None, display=name or "-", format=fmt, data=data)
 
 
 _BOMS = (
@@ -200,14 +223,13 @@ def load_source(src: Source, input_format: str | None = None, max_bytes: int = D
     if src.text is not None:
         text = src.text
     else:
-        assert src.path is not None
         try:
-            size = src.path.stat().st_size
+            size = len(src.data) if src.data is not None else src.path.stat().st_size  # type: ignore[union-attr]
             if size > max_bytes:
                 doc.position_factory = lambda d: FixedPositions()
                 _problem(doc, "TSL007", args={"size": human_size(size), "limit": human_size(max_bytes)})
                 return doc
-            raw = src.path.read_bytes()
+            raw = src.data if src.data is not None else src.path.read_bytes()  # type: ignore[union-attr]
         except OSError as e:
             raise InputError(f"{src.display}: cannot read ({e.strerror or e})") from None
         try:

@@ -7,8 +7,11 @@ reporter needs, costs a tenth of a JSON or SARIF run's start-up.
 from __future__ import annotations
 
 import importlib
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator
+
+from ..model import Severity
 
 _MODULES = {
     "text": "text",
@@ -53,3 +56,31 @@ def fix_hints(settings: Any) -> dict[str, str]:
     from ..registry import catalog
 
     return {rid: meta.hint for rid, meta in catalog().items() if meta.hint}
+
+
+def rule_statistics(active: list) -> list[dict]:
+    """Findings per rule, most first: [{id, name, severity, count}] (text table and JSON `summary.statistics`)."""
+    counts = Counter((f.rule_id, f.name, f.severity) for f in active)
+    return [{"id": rid, "name": name, "severity": str(sev), "count": n}
+            for (rid, name, sev), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0]))]
+
+
+def summary_line(result: Any) -> str:
+    """The one-line summary of a run (`Found 3 problems (...) in 2 tools in 1 file.`)."""
+    active = result.active()
+    where = f"{result.tools} tool{'s' if result.tools != 1 else ''} in {result.files} file{'s' if result.files != 1 else ''}"
+    unread = len(getattr(result, "errors", []))
+    if unread:
+        where += f"; {unread} source{'s' if unread != 1 else ''} could not be read"
+    if not active and not result.files and not result.tools and not unread:
+        skipped = len(getattr(result, "skipped", []))
+        why = (f"{skipped} file{'s' if skipped != 1 else ''} found, none holds tool definitions (--explain lists them)"
+               if skipped else "no tool definition files found")
+        return f"Nothing was checked: {why}."
+    if not active:
+        return f"No problems found ({where})." if unread else f"All checks passed ({where})."
+    by = Counter(f.severity for f in active)
+    parts = [f"{by[s]} {s}{'s' if by[s] != 1 else ''}" for s in sorted(Severity, reverse=True) if by[s]]
+    sup = len(result.findings) - len(active)
+    extra = f", {sup} suppressed" if sup else ""
+    return f"Found {len(active)} problem{'s' if len(active) != 1 else ''} ({', '.join(parts)}{extra}) in {where}."

@@ -34,7 +34,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
     return d
 
 
-def summary(result: Any) -> dict[str, Any]:
+def summary(result: Any, settings: Any = None) -> dict[str, Any]:
     active = result.active()
     out = {
         "files": result.files,
@@ -46,6 +46,10 @@ def summary(result: Any) -> dict[str, Any]:
     baseline = getattr(result, "baseline", None)  # set by `check --baseline` (baseline.BaselineResult)
     if baseline is not None:
         out["baseline"] = baseline.summary()
+    if getattr(settings, "statistics", False):
+        from . import rule_statistics
+
+        out["statistics"] = rule_statistics(active)
     return out
 
 
@@ -60,7 +64,7 @@ def render(result: Any, settings: Any) -> Iterator[str]:
         "version": __version__,
         "schema_version": SCHEMA_VERSION,
         "findings": [_MARK] if findings else [],
-        "summary": summary(result),
+        "summary": summary(result, settings),
         "errors": list(getattr(result, "errors", [])),  # sources that could not be read (exit code 2)
     }
     text = dumps_safe(doc, indent=2) + "\n"

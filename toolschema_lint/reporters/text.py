@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..model import Severity
-from . import fix_hints
+from . import fix_hints, rule_statistics, summary_line as _summary
 from ..text import sanitize
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -49,7 +49,8 @@ def render(result: Any, settings: Any) -> str:
     hints = fix_hints(settings)
     current = None
     hinted: set[str] = set()  # rules whose fix has been shown in the current file
-    for f in active:
+    statistics = getattr(settings, "statistics", False)
+    for f in () if statistics else active:  # --statistics: the table alone, as ruff prints it
         if f.path != current:
             if current is not None:
                 console.print()
@@ -69,33 +70,11 @@ def render(result: Any, settings: Any) -> str:
             hinted.add(f.rule_id)
             console.print(Text(f"    help: {hints[f.rule_id]}", style="dim"))
     quiet = getattr(settings, "quiet", False)
-    if getattr(settings, "statistics", False) and active:
-        console.print()
-        counts = Counter((f.rule_id, f.name, f.severity) for f in active)
-        for (rid, name, sev), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0])):
-            console.print(Text(f"{n:6d}  {rid}  {name}  ({sev})"))
+    if statistics and active:
+        for row in rule_statistics(active):
+            console.print(Text(f"{row['count']:6d}  {row['id']}  {row['name']}  ({row['severity']})"))
     if not quiet:
         if active:
             console.print()
         console.print(Text(_summary(result), style="bold" if active else "green"))
     return buf.getvalue()
-
-
-def _summary(result: Any) -> str:
-    active = result.active()
-    where = f"{result.tools} tool{'s' if result.tools != 1 else ''} in {result.files} file{'s' if result.files != 1 else ''}"
-    unread = len(getattr(result, "errors", []))
-    if unread:
-        where += f"; {unread} source{'s' if unread != 1 else ''} could not be read"
-    if not active and not result.files and not result.tools and not unread:
-        skipped = len(getattr(result, "skipped", []))
-        why = (f"{skipped} file{'s' if skipped != 1 else ''} found, none holds tool definitions (--explain lists them)"
-               if skipped else "no tool definition files found")
-        return f"Nothing was checked: {why}."
-    if not active:
-        return f"No problems found ({where})." if unread else f"All checks passed ({where})."
-    by = Counter(f.severity for f in active)
-    parts = [f"{by[s]} {s}{'s' if by[s] != 1 else ''}" for s in sorted(Severity, reverse=True) if by[s]]
-    sup = len(result.findings) - len(active)
-    extra = f", {sup} suppressed" if sup else ""
-    return f"Found {len(active)} problem{'s' if len(active) != 1 else ''} ({', '.join(parts)}{extra}) in {where}."
