@@ -278,3 +278,34 @@ def test_live_options_are_the_same_for_every_command() -> None:
     for command in ("check", "dump", "lock", "diff"):
         res = CliRunner().invoke(main, [command, "--timeout", "-5", "--server", "x"])
         assert res.exit_code == 2 and "-5.0 is not in the range x>0" in res.output, (command, res.output)
+
+
+def test_config_is_looked_up_per_file_not_from_the_working_directory(files) -> None:
+    # two projects side by side, each with its own config; the run starts above both
+    for name, table in (("strict", 'select = ["TSL2"]'), ("loose", 'ignore = ["TSL202"]\nexclude = ["skip.json"]')):
+        Path(name).mkdir()
+        Path(name, "bad.json").write_text(json.dumps(BAD, indent=2))
+        Path(name, "skip.json").write_text(json.dumps(BAD, indent=2))
+        Path(name, "pyproject.toml").write_text(f"[tool.toolschema-lint]\n{table}\n")
+    Path("toolschema-lint.toml").write_text('select = ["TSL5"]\n')  # the working directory's: applies to neither
+    doc = json.loads(invoke("check", "strict", "loose", "--format", "json").stdout)
+    by_file: dict[str, set[str]] = {}
+    for f in doc["findings"]:
+        by_file.setdefault(f["path"], set()).add(f["id"])
+    assert by_file["strict/bad.json"] and all(r.startswith("TSL2") for r in by_file["strict/bad.json"])
+    assert "TSL202" not in by_file["loose/bad.json"] and any(not r.startswith("TSL2") for r in by_file["loose/bad.json"])
+    assert "loose/skip.json" not in by_file and "strict/skip.json" in by_file
+    # --config still applies one file to everything
+    doc = json.loads(invoke("check", "strict", "loose", "--format", "json", "--config", "toolschema-lint.toml").stdout)
+    assert {f["id"][:4] for f in doc["findings"]} <= {"TSL5"}
+
+
+def test_show_settings_names_the_config_and_the_rules_for_a_path(files) -> None:
+    Path("proj").mkdir()
+    Path("proj", "pyproject.toml").write_text('[tool.toolschema-lint]\nselect = ["TSL2"]\nfail-on = "error"\n'
+                                              '[tool.toolschema-lint.per-file-ignores]\n"*.yaml" = ["TSL210"]\n')
+    out = invoke("check", "--show-settings", "proj/tools.yaml").stdout
+    assert "config: " in out and "proj/pyproject.toml" in out.replace("\\", "/")
+    assert "fail-on: error" in out and "per-file-ignores for this path: TSL210" in out
+    assert "enabled rules (" in out and "TSL201" in out and "TSL501" not in out
+    assert "config: (none: defaults)" in invoke("check", "--show-settings", "bad.json").stdout

@@ -267,6 +267,8 @@ def _gather_live(opts: dict[str, Any], settings: Settings | None = None,
 @click.option("--lock", "lock_file", type=click.Path(dir_okay=False), default=None, help="Report tools that changed, appeared or disappeared since this lock file (TSL8).")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), default=None, help="Report only findings that are not in this baseline file (the others stay in JSON/SARIF as suppressed).")
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), default=None, help="Record the current findings in this baseline file, then report them as suppressed.")
+@click.option("--show-settings", "show_settings", type=click.Path(), default=None, metavar="PATH",
+              help="Print the settings that apply to PATH (which config file, which rules) and exit.")
 @click.option("--stdin-filename", default=None, metavar="NAME", help="Name to show for `-` (standard input); its extension tells the format.")
 @click.option("--max-file-size", "max_file_size", type=str, default=None, metavar="SIZE",
               help="Largest input file read (bytes, or with K, M or G; default 4M); larger ones get TSL007.")
@@ -277,7 +279,7 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
           statistics: bool | None, quiet: bool | None, no_hints: bool, config: str | None, input_format: str | None,
           exclude: tuple[str, ...], explain: bool, color: bool | None, jobs: int | None = None, lock_file: str | None = None,
           baseline_file: str | None = None, write_baseline: str | None = None, stdin_filename: str | None = None,
-          max_file_size: str | None = None, **live_opts: Any) -> int:
+          max_file_size: str | None = None, show_settings: str | None = None, **live_opts: Any) -> int:
     """Lint tool definition files and folders (`-` reads standard input), and live MCP servers (--server, --url,
     --client-config)."""
     severity: dict[str, str] = {}
@@ -308,6 +310,13 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
     settings.severity.update(severity)
     if severity:
         settings = resolve(settings)
+    if show_settings is not None:
+        target = Path(show_settings)
+        if not config:
+            where = target if target.is_dir() else target.parent
+            settings = _settings_for(_nearest_config(where, {}), cli_values, severity)
+        say(_describe_settings(settings, show_settings))
+        return EXIT_OK
     settings.paths = list(paths)
     settings.fingerprints = bool(baseline_file or write_baseline)
     live = _gather_live(live_opts, settings)
@@ -315,7 +324,11 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
     if not settings.paths and not settings.extra_sources and live is None:
         raise ConfigError("no paths given (try `toolschema-lint check tools.json`)")
     settings.color = color if color is not None else _auto_color(settings)
-    result = lint(settings, prepare=preparer(settings.format))
+    groups = None if config or not settings.paths else _config_groups(settings, cli_values, severity)
+    if groups is None:
+        result = lint(settings, prepare=preparer(settings.format))
+    else:
+        result = _lint_groups(settings, groups, preparer(settings.format))
     if baseline_file or write_baseline:
         _baseline(result, settings, baseline_file, write_baseline)
     if explain:
@@ -362,6 +375,101 @@ def _baseline(result: RunResult, settings: Settings, read_from: str | None, writ
     if res.stale or (settings.format == "text" and not settings.quiet and read_from and not write_to):
         for line in baseline.stale_note(res):
             note(f"toolschema-lint: {line}")
+
+
+def _settings_for(config: Path | None, cli_values: dict[str, Any], severity: dict[str, str]) -> Settings:
+    """The settings of files under `config` (None: no config file applies): defaults, that file, the command line."""
+    settings = Settings()
+    cli_set = {k for k, v in cli_values.items() if v is not None}
+    for k in cli_set:
+        setattr(settings, k, cli_values[k])
+    if config is not None:
+        from .settings import _read_toml
+
+        apply_config(settings, config_table(config, _read_toml(config)), str(config), cli_set)
+        settings.config_path = str(config)
+    settings.severity.update(severity)
+    return resolve(settings)
+
+
+def _nearest_config(directory: Path, cache: dict[Path, Path | None]) -> Path | None:
+    d = directory.resolve()
+    if d not in cache:
+        found = find_config(d)
+        cache[d] = found[0].resolve() if found else None
+    return cache[d]
+
+
+def _config_groups(settings: Settings, cli_values: dict[str, Any],
+                   severity: dict[str, str]) -> list[tuple[Settings, list[Any]]]:
+    """Sources grouped by the config file nearest to each (as ruff looks it up), each group with its settings
+    (standard input and live servers go with the run's own config)."""
+    import fnmatch
+
+    from .loaders import collect
+
+    missing: list[str] = []
+    sources = collect(settings.paths, settings.exclude, missing, settings.stdin_filename)
+    cache: dict[Path, Path | None] = {}
+    base = Path(settings.config_path).resolve() if settings.config_path else None
+    by: dict[Path | None, list[Any]] = {}
+    for src in sources:
+        cfg = _nearest_config(src.path.parent, cache) if src.path is not None else base
+        by.setdefault(cfg, []).append(src)
+    settings.missing = missing  # type: ignore[attr-defined]
+    if set(by) <= {base}:  # every file under the run's own config: one run, as before
+        return [(settings, sources + list(settings.extra_sources))]
+    groups: list[tuple[Settings, list[Any]]] = []
+    for cfg, srcs in by.items():
+        own = settings if cfg == base else _settings_for(cfg, cli_values, severity)
+        if own is not settings:
+            own.paths, own.color, own.fingerprints = settings.paths, settings.color, settings.fingerprints
+            if own.exclude:  # the group's own config may skip more of what the walk found
+                srcs = [s for s in srcs if s.path is None or not any(
+                    fnmatch.fnmatch(s.display, g) or fnmatch.fnmatch(s.path.name, g) for g in own.exclude)]
+        groups.append((own, srcs))
+    if settings.extra_sources:  # live servers: the run's own config
+        home = next((srcs for g, srcs in groups if g is settings), None)
+        if home is None:
+            groups.append((settings, list(settings.extra_sources)))
+        else:
+            home.extend(settings.extra_sources)
+    return groups
+
+
+def _describe_settings(settings: Settings, path: str) -> str:
+    """`--show-settings PATH`: what applies to PATH, one `key: value` per line."""
+    import fnmatch
+
+    display = Path(path).as_posix()
+    ignored = sorted({sel for glob, sels in settings.per_file_ignores.items()
+                      if fnmatch.fnmatch(display, glob) or fnmatch.fnmatch(Path(path).name, glob) for sel in sels})
+    lines = [
+        f"path: {display}",
+        f"config: {settings.config_path or '(none: defaults)'}",
+        f"select: {', '.join(settings.select) if settings.select is not None else '(default set)'}",
+        f"extend-select: {', '.join(settings.extend_select) or '-'}",
+        f"ignore: {', '.join(settings.ignore) or '-'}",
+        f"per-file-ignores for this path: {', '.join(ignored) or '-'}",
+        f"severity overrides: {', '.join(f'{k}={v}' for k, v in sorted(settings.severity.items())) or '-'}",
+        f"fail-on: {settings.fail_on}",
+        f"format: {settings.format}",
+        f"input-format: {settings.input_format}",
+        f"max-file-size: {settings.max_file_size}",
+        f"exclude: {', '.join(settings.exclude) or '-'}",
+        f"rule options: {json.dumps(settings.rules, sort_keys=True) if settings.rules else '-'}",
+        f"enabled rules ({len(settings.enabled)}): {', '.join(sorted(settings.enabled))}",
+    ]
+    return "\n".join(lines)
+
+
+def _lint_groups(settings: Settings, groups: list[tuple[Settings, list[Any]]], prepare: Any) -> Any:
+    from .engine import Engine, merge_results
+
+    results = [Engine(g, prepare).run(srcs) for g, srcs in groups if srcs]
+    result = merge_results(results) if results else Engine(settings, prepare).run([])
+    result.errors[:0] = getattr(settings, "missing", [])
+    return result
 
 
 def _size(text: str) -> int:

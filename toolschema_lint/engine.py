@@ -481,6 +481,25 @@ def _worker_group(item: tuple[str, list[Source]]) -> GroupOutput:
     return out
 
 
+def merge_results(results: list[RunResult]) -> RunResult:
+    """One run result from runs over disjoint sources (files under different config files)."""
+    if len(results) == 1:
+        return results[0]
+    out = RunResult()
+    for r in results:
+        out.findings.extend(r.findings)
+        out.documents.extend(r.documents)
+        out.servers.extend(r.servers)
+        out.files += r.files
+        out.tools += r.tools
+        out.elapsed += r.elapsed
+        out.enabled |= r.enabled
+        out.errors.extend(r.errors)
+        out.skipped.extend(r.skipped)
+    out.findings.sort(key=finding_order)
+    return out
+
+
 def lint(settings: Settings, prepare: Callable[[list[Finding]], None] | None = None) -> RunResult:
     """Collect the settings' paths plus extra sources and run the engine over them.
 
