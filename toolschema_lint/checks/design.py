@@ -378,6 +378,17 @@ def open_empty_input_schema(tool: Tool, ctx: Any) -> Iterator[Hit]:
     yield ctx.at(tool, "input_schema")
 
 
+@check("TSL412")
+def object_without_required(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    if not isinstance(tool.input_schema, dict):
+        return
+    for path, node in object_schemas(tool.input_schema):
+        props = properties(node)
+        if props and "required" not in node:
+            yield ctx.at(tool, "input_schema", *path, where="/" + "/".join(map(str, path)) if path else "the root",
+                         count=len(props), plural="y" if len(props) == 1 else "ies")
+
+
 @check("TSL401")
 def open_object_schema(tool: Tool, ctx: Any) -> Iterator[Hit]:
     schema = tool.input_schema
