@@ -203,3 +203,13 @@ def test_destructive_sql_named_as_what_fails_is_not_what_the_tool_does() -> None
     assert by_tool({"tools": [honest]}).get("run_sql", []) == []
     lying = tool("Run a SQL statement; use it to drop table partitions that are no longer needed.")
     assert "TSL565" in by_tool({"tools": [lying]}).get("run_sql", [])
+
+
+def test_a_noun_first_name_is_judged_by_its_trailing_verb() -> None:
+    # `deploy_status_get` reads a deploy's status: readOnlyHint: true does not contradict it
+    def tool(name: str) -> dict:
+        return {"name": name, "description": "Return the status of the latest deploy.", "annotations": {"readOnlyHint": True},
+                "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False}}
+    assert "TSL603" not in by_tool({"tools": [tool("deploy_status_get")]}, ["TSL603"]).get("deploy_status_get", [])
+    assert by_tool({"tools": [tool("deploy_service")]}, ["TSL603"]) == {"deploy_service": ["TSL603"]}
+    assert by_tool({"tools": [tool("update_user_list")]}, ["TSL603"]) == {"update_user_list": ["TSL603"]}

@@ -41,6 +41,9 @@ CLEARLY_MUTATING = frozenset(
     "create insert update edit modify write put patch upsert save append rename move upload merge push commit "
     "publish post send pay charge transfer refund purchase deploy install uninstall archive approve reject "
     "cancel grant invite assign set".split()) | (DESTRUCTIVE_VERBS - {"clear", "reset"})
+# read verbs that end a noun-first name (`deploy_status_get`, `merge_request_fetch`) and are hardly ever nouns
+# there (`user_list` may be a list of users: left alone)
+_TRAILING_READ = frozenset("get fetch read retrieve describe show lookup inspect".split())
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 ANNOTATION_KEYS = ("title",) + HINTS
 _FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
@@ -65,6 +68,9 @@ def verb(tool: Tool) -> str | None:
     if found and found[0] in NEUTRAL_VERBS and not ({"or", "and"} & set(words(tool.name))):
         return None
     found = [w for w in found if w not in NEUTRAL_VERBS]
+    ws = words(tool.name)
+    if len(found) > 1 and ws and ws[-1] in _TRAILING_READ and ws[0] != ws[-1] and not ({"or", "and"} & set(ws)):
+        return ws[-1]  # noun first, verb last: `deploy_status_get` reads a deploy's status
     if found:
         if len(found) > 1 and ({"or", "and"} & set(words(tool.name))):
             for group in (DESTRUCTIVE_VERBS, MUTATING_VERBS, EXEC_VERBS):
