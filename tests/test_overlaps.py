@@ -213,3 +213,23 @@ def test_a_noun_first_name_is_judged_by_its_trailing_verb() -> None:
     assert "TSL603" not in by_tool({"tools": [tool("deploy_status_get")]}, ["TSL603"]).get("deploy_status_get", [])
     assert by_tool({"tools": [tool("deploy_service")]}, ["TSL603"]) == {"deploy_service": ["TSL603"]}
     assert by_tool({"tools": [tool("update_user_list")]}, ["TSL603"]) == {"update_user_list": ["TSL603"]}
+
+
+def test_a_registry_tool_with_risk_metadata_gets_the_verdict_of_the_annotated_mcp_tool(tmp_path) -> None:
+    import json as _json
+
+    from toolschema_lint.engine import lint
+    from toolschema_lint.settings import Settings, resolve
+
+    schema = {"name": "invoice.update", "version": "1.0.0",
+              "description": "Update the due date of an issued invoice. Use invoice.search to find the invoice number.",
+              "inputSchema": {"type": "object", "additionalProperties": False, "required": ["invoice_no"],
+                              "properties": {"invoice_no": {"type": "string", "description": "Invoice number",
+                                                            "pattern": "^INV-[0-9]{8}$"}}}}
+    (tmp_path / "invoice.update.schema.json").write_text(_json.dumps(schema))
+    (tmp_path / "invoice.update.policy.yaml").write_text("risk:\n  effect: write\n  approval_required: true\n")
+    found = [f.rule_id for f in lint(resolve(Settings(paths=[str(tmp_path)], select=["TSL601", "TSL606"]))).active()]
+    assert found == []
+    (tmp_path / "invoice.update.policy.yaml").write_text("runtime:\n  timeout_ms: 3000\n")  # no effect stated
+    found = [f.rule_id for f in lint(resolve(Settings(paths=[str(tmp_path)], select=["TSL601", "TSL606"]))).active()]
+    assert found == ["TSL601"]

@@ -97,9 +97,15 @@ def effect(tool: Tool) -> str | None:
 
 
 def annotated(tool: Tool) -> bool:
-    """Whether the tool declares a side-effect hint (MCP ToolAnnotations)."""
+    """Whether the tool declares its side effect: an MCP hint, or the risk metadata of a registry tool
+    (`risk.effect` in NAME.policy.yaml says the same as the hints, so both forms get one verdict)."""
     ann = tool.annotation_map
-    return "readOnlyHint" in ann or "destructiveHint" in ann
+    return "readOnlyHint" in ann or "destructiveHint" in ann or _declares_effect(tool)
+
+
+def _declares_effect(tool: Tool) -> bool:
+    e = risk_effect(tool)
+    return isinstance(e, str) and bool(e.strip())
 
 
 def where_annotations(tool: Tool, ctx: Any, **args: Any) -> Hit:
@@ -173,7 +179,8 @@ def unknown_annotation_key(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 @check("TSL606")
 def read_tool_without_read_only_hint(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    if tool.dialect == "mcp" and "readOnlyHint" not in tool.annotation_map and effect(tool) == "read":
+    if tool.dialect == "mcp" and "readOnlyHint" not in tool.annotation_map and effect(tool) == "read" \
+            and not _declares_effect(tool):  # a registry tool's `risk.effect` says it as well
         yield where_annotations(tool, ctx, verb=verb(tool))
 
 
