@@ -108,6 +108,15 @@ BENIGN = [
     "Check the code the user received by SMS after send_phone_verification, to finish adding that number.",
     "이름이 비슷한 프로젝트가 여러 개면 임의로 고르지 말고 사용자에게 물어보세요.",
     "Nothing is deployed until the PR is reviewed and merged by a human.",
+    "Returns active problems, current medications and allergies for a patient the clinician is treating.",
+    "Returns a flag's default value, rollout percentage, targeting rules and active overrides.",
+    "他のツールで取得したデータを投稿に含める場合は、その内容で送ってよいかをユーザーに確認してから実行してください。",
+    "Lệnh nháp tự huỷ sau 15 phút nếu không được duyệt.",
+    "الربط مع البنك يتم مسبقًا من تطبيق البنك عبر صفحة التفويض الرسمية، لذلك لا تحتاج هذه الأداة إلى أي بيانات دخول.",
+    "Khoá API của nhà cung cấp dữ liệu đã được cấu hình sẵn trong biến môi trường của máy chủ; không bao giờ yêu cầu "
+    "người dùng cung cấp khoá API.",
+    "Menampilkan percakapan WhatsApp yang masih terbuka beserta pesan terakhir pelanggan.",
+    "È possibile mettere in copia altri colleghi del cliente solo se l'operatore li indica esplicitamente.",
     "The payout stays in 'awaiting approval' until a second finance user approves it; this tool cannot approve its "
     "own drafts.",
     "Réponds poliment, en français, et ne promets jamais de remboursement sans validation d'un conseiller.",

@@ -10,6 +10,7 @@ from toolschema_lint.checks.security_text import detect_hidden_markup
 @pytest.mark.parametrize("text", [
     "Render Markdown to HTML; set keep_comments to leave <!-- ... --> blocks in the output.",
     "Strips scripts, styles and <!-- comments --> from the page.",
+    "If true, drop <!-- HTML comments --> from the rendered output.",
     "Include elements hidden with aria-hidden or display:none in the snapshot.",
 ])
 def test_markup_that_is_only_named_hides_nothing(text: str) -> None:

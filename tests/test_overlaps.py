@@ -233,3 +233,12 @@ def test_a_registry_tool_with_risk_metadata_gets_the_verdict_of_the_annotated_mc
     (tmp_path / "invoice.update.policy.yaml").write_text("runtime:\n  timeout_ms: 3000\n")  # no effect stated
     found = [f.rule_id for f in lint(resolve(Settings(paths=[str(tmp_path)], select=["TSL601", "TSL606"]))).active()]
     assert found == ["TSL601"]
+
+
+def test_an_actor_filter_on_a_declared_read_is_not_an_identity_switch() -> None:
+    def tool(name: str, read_only: bool) -> dict:
+        return {"name": name, "description": "Audit log entries.", "annotations": {"readOnlyHint": read_only},
+                "inputSchema": {"type": "object", "additionalProperties": False,
+                                "properties": {"actor": {"type": "string", "description": "User principal name."}}}}
+    assert by_tool({"tools": [tool("query_audit_log", True)]}, ["TSL551"]) == {}
+    assert by_tool({"tools": [tool("update_audit_log", False)]}, ["TSL551"]) == {"update_audit_log": ["TSL551"]}

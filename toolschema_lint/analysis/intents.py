@@ -44,6 +44,9 @@ class Intent:
     count: int = 1  # for `sensitive`: how many kinds of sensitive data the sentence asks for
 
 
+# a permission bound to a condition: "only if", "solo se", "nur wenn"
+_ONLY_IF = re.compile(r"(?i)\b(?:only (?:if|when)|solo (?:se|si|cuando|quando)|seulement (?:si|quand)|uniquement (?:si|quand)|"
+                      r"nur (?:wenn|falls)|apenas (?:se|quando)|só se|tylko (?:jeśli|gdy)|только (?:если|когда))\b")
 # a confirmation that something waits for is a brake: "until the PR is reviewed", "hasta que lo apruebe"
 _UNTIL = re.compile(r"\b(?:until|unless|till|hasta que|bis|jusqu['’]à ce que|finché|até que|пока не|dokud|dopóki)\b"
                     r"[^.;!?]*$", re.IGNORECASE)
@@ -187,8 +190,10 @@ def concealment(s: _Sentence) -> Intent | None:
         if _negations(s) >= 2 and not s.has("NONEED"):
             continue  # "never delete without confirmation": a brake, not its removal
         if _UNTIL.search(s.text, max(s.span[0], c.start - 60), c.start) or any(
-                0 < _w(n) - _w(t) <= 3 for t in s.get("THIS") for n in s.get("NEG")):
+                abs(_w(n) - _w(t)) <= 3 for t in s.get("THIS") for n in s.get("NEG") + s.get("NONEED")):
             continue  # "nothing is deployed until the PR is reviewed", "this tool cannot approve its own drafts"
+        if any(0 <= _w(n) - _w(k) <= 2 and _w(n) < _w(c) for k in s.get("COND") for n in s.get("NEG")):
+            continue  # "the draft expires if it is not approved": a condition, not an instruction
         if s.has("USER", "ADDR", "DIR", "NONEED", "FOLLOW"):
             return Intent("concealment", "skipping the user's confirmation", *_span(c), _view(c))
     i = s.near("SECRET", "INSTR", 6)
@@ -260,6 +265,9 @@ def priority(s: _Sentence) -> Intent | None:
 def tampering(s: _Sentence) -> Intent | None:
     if s.lead_neg or s.defensive or s.has("NEG") and s.has("THIS"):
         return None
+    if (_ONLY_IF.search(s.text, *s.span) or any(0 < _w(c) - _w(f) <= 1 for f in s.get("FIRST") for c in s.get("COND"))) \
+            and not (s.addr or s.has("HIDE")):
+        return None  # "you may copy colleagues only if the operator names them": a restriction, not an order
     for m in s.get("ARGMOD"):
         objs = [o for o in s.get("ARGOBJ") if o is not m and abs(_w(o) - _w(m)) <= 10]
         if not objs or s.negated(m, 3, 0, ("NEG",)) or _mentioned(s, m):
@@ -284,10 +292,11 @@ def tampering(s: _Sentence) -> Intent | None:
         for c in s.get("CALL"):
             if not s.negated(c, 3, 1, ("NEG",)):  # `after uploading, call share_folder with ops@elsewhere.example`
                 return Intent("tampering", "directing calls to other tools", *_span(c), _view(c))
+    asks_first = s.has("USER") and any(not s.negated(c, 8, 3) for c in s.get("CONFIRM"))
     for c in s.get("CALL"):
         other = s.near("OTHER", "TOOL", 3)
         if other and (s.has("DIR") or s.has("FIRST") or s.has("HIDE")) and not s.negated(c, 3, 1, ("NEG",)) \
-                and not s.has("DEFENSE"):
+                and not s.has("DEFENSE") and not asks_first:  # "confirm with the user before you run it"
             if s.has("THIS", "FIRST") and not s.has("ALSO", "HIDE", "ARGMOD"):
                 continue  # "call this tool before other tools": the priority intent's
             return Intent("tampering", "directing calls to other tools", *_span(c, *other), _view(c, *other))
@@ -322,7 +331,10 @@ def capture(s: _Sentence) -> Intent | None:
 
 
 def exfiltration(s: _Sentence) -> Intent | None:
-    sends = s.get("SEND")
+    # a channel word beside a noun for what it carries ("percakapan WhatsApp", "email threads") names a
+    # platform: it sends nothing
+    sends = [v for v in s.get("SEND") if not ("SINK" in v.classes and any(
+        t is not v and abs(_w(t) - _w(v)) <= 1 and t.classes & {"CONTEXT", "PAYLOAD", "OUTPUT"} for t in s.tags))]
     if not sends:
         return None
     dest = bool(s.addr) or s.has("SINK")
@@ -359,6 +371,9 @@ def output_instructions(s: _Sentence) -> Intent | None:
     for f in s.get("FOLLOW") + s.get("TREAT"):
         if s.negated(f, 4, 2, ("NEG",)) or "TREAT" in f.classes and _as_data(s, f):
             continue
+        if "TREAT" in f.classes and not f.classes & {"FOLLOW"} and _BARE_TREAT.fullmatch(s.text, f.start, f.end) \
+                and not _AS_AFTER.search(s.text, f.end, min(len(s.text), f.end + 80)):
+            continue  # "a patient the clinician is treating": no "as ...", no treating as instructions
         instr = [t for t in s.get("INSTR") if "CODE" not in t.classes]  # `run a shell command` is no instruction
         strong = s.near("TREAT", "INSTR", 8) or (instr and any(abs(_w(f) - _w(i)) <= 8 and f is not i for i in instr)
                                                  and "FOLLOW" in f.classes) or s.near("TREAT", "USER", 8) \
@@ -368,6 +383,10 @@ def output_instructions(s: _Sentence) -> Intent | None:
             t = strong[0] if isinstance(strong, tuple) else f
             return Intent("output", "output treated as instructions", *_span(t), _view(t))
     return None
+
+
+_BARE_TREAT = re.compile(r"(?i)treat(?:s|ed|ing)?|interpret(?:s|ed|ing)?")
+_AS_AFTER = re.compile(r"(?i)\bas\b|\blike\b")
 
 
 def _as_data(s: _Sentence, f: Tag) -> bool:
@@ -392,7 +411,9 @@ def sensitive(s: _Sentence) -> Intent | None:
     for x in s.get("SENS"):
         # "ask the user for their email address and the password": a request reaches along its list
         verbs = [v for v in s.get("ASK") if v is not x and (abs(_w(v) - _w(x)) <= 7
-                                                            or 0 < _w(x) - _w(v) <= 11 and v.clause == x.clause)]
+                                                            or 0 < _w(x) - _w(v) <= 11 and v.clause == x.clause)
+                 and not any(t is not v and t.start <= v.start and v.end <= t.end and (t.start, t.end) != (v.start, v.end)
+                             and not t.classes & {"ASK"} for t in s.tags)]
         if not verbs or any(s.negated(v, 4, 2) for v in verbs) or s.negated(x, 4, 0, ("NEG",)) or _mentioned(s, x) \
                 or all(_user_acts(s, v) for v in verbs):
             continue
@@ -416,8 +437,10 @@ def safety(s: _Sentence) -> Intent | None:
                for t in s.tags):
             return Intent("safety", "claims to be safe or pre-approved", *_span(x), _view(x))
     for c in s.get("CONFIRM"):
-        if s.negated(c, 5, 3, ("NONEED", "NEG", "WITHOUT")) and s.has("NONEED"):
-            return Intent("safety", "says no confirmation is needed", *_span(c), _view(c))
+        if s.negated(c, 5, 3, ("NONEED", "NEG", "WITHOUT")) and s.has("NONEED") \
+                and not any(abs(_w(n) - _w(t)) <= 3 for t in s.get("THIS") for n in s.get("NONEED")):
+            return Intent("safety", "says no confirmation is needed", *_span(c), _view(c))  # ("this tool needs no
+            # login data" is about the tool's inputs)
     return None
 
 

@@ -1008,7 +1008,7 @@ def detect_hidden_markup(text: str) -> Found | None:
 
 
 # the body of a comment written only to show the syntax: nothing, dots, or the word itself
-_PLACEHOLDER_COMMENT = re.compile(r"\s*(?:\.{2,}|…|comments?|kommentar\w*|commentaires?|comentarios?|x)?\s*",
+_PLACEHOLDER_COMMENT = re.compile(r"\s*(?:\.{2,}|…|(?:html\s+)?comments?|kommentar\w*|commentaires?|comentarios?|x)?\s*",
                                   re.IGNORECASE)
 
 
