@@ -404,12 +404,13 @@ _CALLER_DESC = re.compile(
 @check("TSL551")
 def caller_identity_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     ws = action_words(tool.name)
-    if tool.annotation_map.get("readOnlyHint") is True and ws and ws[0] in _READ_VERBS:
-        return  # `query_audit_log(actor=...)`: on a declared read the actor is a filter, not who the call acts as
+    declared_read = tool.annotation_map.get("readOnlyHint") is True and bool(ws) and ws[0] in _READ_VERBS
     for path, name, sub, _parent in tool_params(tool):
         joined = "_".join(words(name))
         if not isinstance(sub, dict) or "const" in sub:
             continue
+        if declared_read and not _CALLER_DESC.search(_desc(sub)):
+            continue  # `query_audit_log(actor=...)`: on a declared read an actor is a filter, unless it is the caller
         if joined in _ACTOR_NAMES or (joined in _IDENTITY_NAMES and _CALLER_DESC.search(_desc(sub))):
             yield ctx.at(tool, "input_schema", *path, param=name)
 
