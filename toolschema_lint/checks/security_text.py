@@ -553,7 +553,9 @@ _CONCEAL_OTHER = Alternatives([
     # Chinese
     (r"(?:不要|别|切勿|请勿|不得|不能|不可|勿|禁止|无需|不必)(?:向|对|跟|给)用户(?:告诉|告知|提及|提到|透露|通知|说明|"
      r"显示|展示|解释|报告|汇报)", "concealment", None),
-    (r"(?:不要|别|切勿|请勿|不得|不能|勿|禁止)(?:告诉|告知|提及|提到|透露|通知|让)(?:给)?用户", "concealment", None),
+    (r"(?:不要|别|切勿|请勿|不得|不能|勿|禁止)(?:告诉|告知|提及|提到|透露|通知)(?:给)?用户", "concealment", None),
+    # `不要让用户` alone is "don't let the user (paste the key)": only letting the user know or see hides anything
+    (r"(?:不要|别|切勿|请勿|不得|不能|勿|禁止)让用户(?:知道|发现|察觉|看到|注意到|了解)", "concealment", None),
     (r"不要让用户(?:知道|发现|察觉|看到|注意到)", "concealment", None),
     (r"(?:对|向)用户(?:保密|隐瞒|隐藏)|(?:瞒着|背着)用户", "concealment", None),
     (r"(?:悄悄|偷偷|暗中|秘密|静默|私下)地?(?:调用|发送|转发|读取|上传|抄送|密送|执行|附上|收集|保存)",
@@ -805,10 +807,15 @@ _CAPTURE_CJK = Alternatives([
 ], ["把", "将", "读取", "打开", "获取"])
 
 
+def _not_negated(m: re.Match) -> bool:
+    """The verb of the match is not negated: "never paste a private key here" warns, it asks for nothing."""
+    return _NEGATION_BEFORE.search(m.string, max(0, m.start() - 12), m.start()) is None
+
+
 def detect_capture(text: str) -> Found | None:
     if _no_prose(text):
         return None
-    return _most_severe(_CAPTURE.search(text), _CAPTURE_CJK.search(text))
+    return _most_severe(_CAPTURE.search(text, _not_negated), _CAPTURE_CJK.search(text))
 
 
 _SENSITIVE_FILE = re.compile(
