@@ -158,12 +158,13 @@ class Model:
     def score(self, counts: Counter) -> float:
         """The model's decision value for a tool's feature counts (sublinear tf-idf, L2-normalised)."""
         dot = norm = 0.0
-        w = self.weights
+        get = self.weights.get
+        log = math.log
         for f, n in counts.items():
-            e = w.get(f)
+            e = get(f)
             if e is None:
                 continue
-            x = (1.0 + math.log(n)) * e[0]
+            x = e[0] if n == 1 else (1.0 + log(n)) * e[0]  # most features occur once: 1 + log(1) is 1
             norm += x * x
             dot += x * e[1]
         return self.intercept + (dot / math.sqrt(norm) if norm else 0.0)

@@ -1893,17 +1893,17 @@ def instruction_like_text(tool: Tool, ctx: Any) -> Iterable[Hit]:
     strings = prose(raw) if isinstance(raw, (dict, list)) else ([tool.name] if isinstance(tool.name, str) else [])
     if not strings:
         return
-    m = model()
-    counts = m.counts(strings)
-    score = m.score(counts)
-    if score <= m.threshold:
-        return
     rules = ctx.derived.get("scan")
     if rules is None:
         rules = ctx.derived["scan"] = frozenset(r for r in ctx.settings.enabled if r in _STRING_STEPS) | {"TSL501"}
     found = _tool_results(tool, rules)
     if any(rid in found for rid in _INTENT_RULES):
-        return  # an intent rule explains this tool already
+        return  # an intent rule explains this tool already (the scan is memoised: the rules read it anyway)
+    m = model()
+    counts = m.counts(strings)
+    score = m.score(counts)
+    if score <= m.threshold:
+        return
     # point at the string that weighs most towards the score
     weights = m.weights
 
