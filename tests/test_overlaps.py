@@ -242,3 +242,24 @@ def test_an_actor_filter_on_a_declared_read_is_not_an_identity_switch() -> None:
                                 "properties": {"actor": {"type": "string", "description": "User principal name."}}}}
     assert by_tool({"tools": [tool("query_audit_log", True)]}, ["TSL551"]) == {}
     assert by_tool({"tools": [tool("update_audit_log", False)]}, ["TSL551"]) == {"update_audit_log": ["TSL551"]}
+
+
+def test_a_brake_lowers_a_code_parameter_only_when_the_tool_says_it_runs_code() -> None:
+    from toolschema_lint.model import Severity
+
+    def tool(name: str, desc: str) -> dict:
+        return {"name": name, "description": desc, "annotations": {"readOnlyHint": False},
+                "inputSchema": {"type": "object", "additionalProperties": False, "properties": {
+                    "options": {"type": "object", "properties": {"finish": {
+                        "type": "string", "description": "Passed unmodified to /bin/sh -c on the render node."}}}}}}
+    hidden = lint_data({"tools": [tool("render_clip", "Render a clip to a file.")]}, select=["TSL540"]).active()
+    assert [(f.rule_id, f.severity) for f in hidden] == [("TSL540", Severity.WARNING)]
+    open_ = lint_data({"tools": [tool("run_shell", "Run a shell command on the render node.")]}, select=["TSL540"]).active()
+    assert [(f.rule_id, f.severity) for f in open_] == [("TSL540", Severity.INFO)]
+
+
+def test_a_value_executed_on_the_database_is_a_query_in_russian() -> None:
+    from toolschema_lint.analysis.intents import described_capability
+
+    text = ("Строка целиком уходит в основную учётную базу (PostgreSQL) и выполняется там как самостоятельный запрос.")
+    assert described_capability(text)[0] == "sql"

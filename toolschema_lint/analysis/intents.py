@@ -662,7 +662,8 @@ def described_capability(description: str) -> tuple[str, str] | None:
             or lead and near("EXEC", "CODE", 14) \
             or any(abs(_w(e) - _w(c)) <= 10 for e in by.get("EXEC", ()) for c in interpreters):
         return "command", "its description says the value is executed or evaluated as code"
-    if near("QUERY", "EXEC", 8):
+    if near("QUERY", "EXEC", 8) or near("DB", "EXEC", 8) and "FETCH" in classes:
+        # "goes to the main database and is executed there as a request" (`запрос`: request or query)
         return "sql", "its description says the value is run as a database query"
     if "FETCH" in classes and "INTERNAL" in classes and ("SINK" in classes or "://" in a.text):
         return "internal", "its description says the value is fetched, internal hosts or local files included"

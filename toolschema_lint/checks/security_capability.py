@@ -238,16 +238,39 @@ def host_pinned(leaf: dict) -> bool:
     return "\\." in after or "|" in after and "." in after
 
 
-def _gated(tool: Tool) -> dict:
-    """Info instead of the rule's level when the tool declares that each call needs confirmation."""
-    return {"_severity": Severity.INFO} if braked(tool) else {}
+def _gated(tool: Tool, kind: str | None = None) -> dict:
+    """Info instead of the rule's level when the tool declares that each call needs confirmation, and, for code
+    and queries, says openly that it runs them: a confirmation prompt for `render_clip` does not tell the user that
+    a nested option is handed to /bin/sh."""
+    if not braked(tool):
+        return {}
+    if kind is not None and not _declares(tool, kind):
+        return {}
+    return {"_severity": Severity.INFO}
+
+
+_OPENLY = {"command": frozenset({"EXEC", "EVAL", "CODE"}), "sql": frozenset({"QUERY", "DB"})}
+
+
+def _declares(tool: Tool, kind: str) -> bool:
+    """The tool's own name or description says (in any lexicon language) that it runs code, or queries, not only
+    one parameter's description."""
+    from ..analysis.text import analyse
+
+    name = " ".join(words(tool.name)) if isinstance(tool.name, str) else ""
+    found: set[str] = set()
+    for text in (name, _text(tool.description)[:20_000]):
+        if text:
+            for t in analyse(text).tags:
+                found |= t.classes
+    return bool(found & _OPENLY[kind])
 
 
 @check("TSL540")
 def unbounded_command_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for path, name, leaf, kind in _kinds(tool):
         if kind == "command" and not real_pattern(leaf.get("pattern")):
-            yield ctx.at(tool, "input_schema", *path, param=name, **_gated(tool))
+            yield ctx.at(tool, "input_schema", *path, param=name, **_gated(tool, "command"))
 
 
 @check("TSL541")
@@ -258,7 +281,8 @@ def unbounded_sql_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
             # still takes any query, but cannot change data: info, as behind a brake. readOnlyHint alone
             # is a claim, not a description of how that is enforced
             ro = _states_read_only(tool)
-            yield ctx.at(tool, "input_schema", *path, param=name, **({"_severity": Severity.INFO} if ro else _gated(tool)))
+            yield ctx.at(tool, "input_schema", *path, param=name,
+                         **({"_severity": Severity.INFO} if ro else _gated(tool, "sql")))
 
 
 _FETCH = re.compile(r"\b(?:fetch\w*|download\w*|navigat\w*|brows\w*|visit\w*|open\w*|load\w*|crawl\w*|scrap\w*"
