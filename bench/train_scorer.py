@@ -102,7 +102,7 @@ def main() -> int:
     ap.add_argument("--exclude", action="append", default=None,
                     help="a blind set (or SET/CASEFOLDER) never to train on (repeatable; default: what the shipped "
                          "model excluded)")
-    ap.add_argument("--benign-rate", type=float, default=0.01)
+    ap.add_argument("--benign-rate", type=float, default=0.02)
     ap.add_argument("--corpus-rate", type=float, default=0.001)
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--oof", type=Path, help="write the out-of-fold scores (JSON lines: set, file, label, y, score)")

@@ -143,6 +143,8 @@ def _user_acts(s: _Sentence, v: Tag) -> bool:
         return any(u.end <= v.start and v.start - u.end <= 40 and (s.text[u.end:u.end + 1] in ("が", "は")
                                                                     or s.text[u.end:u.end + 2] in ("自己", "自行", "本人"))
                    for u in s.get("USER"))
+    if s.text[v.start:v.start + 3] == "से ":
+        return False  # Hindi "से लेकर" (taking from): the user is the source, not the one acting
     for u in s.get("USER"):
         if 0 < _w(v) - _w(u) <= 4 and not any(_w(x) < _w(u) and x.classes & {"ASK", "TELL", "DIR", "CONFIRM", "ADDR"}
                                                for x in s.tags):
@@ -253,8 +255,12 @@ def authority(s: _Sentence) -> Intent | None:
 def priority(s: _Sentence) -> Intent | None:
     if not s.has("FIRST"):
         return None
-    for f in s.get("FIRST"):
-        other = s.near("OTHER", "TOOL", 3)
+    firsts = s.get("FIRST")
+    # an "any" inside "before any" ("before any packet is sent") is no other tool
+    others = [(o, t) for o in s.get("OTHER") for t in s.get("TOOL")
+              if o is not t and abs(_w(o) - _w(t)) <= 3 and not any(x.start <= o.start and o.end <= x.end for x in firsts)]
+    for f in firsts:
+        other = others[0] if others else None
         if other and (s.has("THIS") or s.has("CALL")) and not s.negated(f, 3, 0, ("NEG",)) \
                 and not s.negated(other[0], 4, 0, ("NEG",)):  # "do not paste it into other tools"
             return Intent("priority", "first or instead of other tools", *_span(f, *other),
@@ -283,10 +289,14 @@ def tampering(s: _Sentence) -> Intent | None:
         # tool named by its identifier, and the arguments its next call is to take
         ident = _TOOL_IDENT.search(s.text, *s.span)
         if ident is not None and not _AFTER_STEP.search(s.text, max(0, ident.start() - 16), ident.start()):
+            # the arguments, written as code: tagged argument words, or a second identifier (`defer_allowed`)
+            second = _TOOL_IDENT.search(s.text, ident.end(), s.span[1])
+            if second is not None and not _sets_value(s.text, second.end()):
+                second = None  # another tool named beside it (`delete_slide` and `insert_blank_slide`), no value set
             for m in s.get("ARGMOD"):
-                if any(o is not m and abs(_w(o) - _w(m)) <= 10 and _codey(s, o)
-                       and not (o.start < ident.end() and ident.start() < o.end) for o in s.get("ARGOBJ")) \
-                        and not _mentioned(s, m):
+                if (any(o is not m and abs(_w(o) - _w(m)) <= 10 and _codey(s, o)
+                        and not (o.start < ident.end() and ident.start() < o.end) for o in s.get("ARGOBJ"))
+                        or second is not None and abs(second.start() - m.start) <= 80) and not _mentioned(s, m):
                     return Intent("tampering", "changing the arguments of other calls", *_span(m), _view(m))
     if s.addr and s.has("COND", "DIR", "ALSO") and not s.has("THIS"):
         for c in s.get("CALL"):
@@ -305,6 +315,17 @@ def tampering(s: _Sentence) -> Intent | None:
 
 # a tool named by its identifier: lower-case words joined by underscores (`trigger_deploy`, `git_push`)
 _AFTER_STEP = re.compile(r"\b(?:after|once|following|from|by|with|via|using)\s+(?:the\s+|a\s+)?[`'\"]?$", re.IGNORECASE)  # a step before
+_VALUE_AFTER = re.compile(r"\s*(?:=|:|to\b|on\b|على|на|auf\b|à\b|sur\b|em\b)?\s*(?:[\"'“«`]|true\b|false\b|\d)",
+                          re.IGNORECASE)
+
+
+def _sets_value(text: str, end: int) -> bool:
+    """A value follows the identifier ending at `end` (`force=true`, `defer_allowed على true`), past its own quote."""
+    after = text[end:end + 16]
+    if after[:1] in ("`", "'", '"', "”", "»"):
+        after = after[1:]
+    return _VALUE_AFTER.match(after) is not None
+
 _TOOL_IDENT = re.compile(r"(?<![A-Za-z0-9_.@/-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![A-Za-z0-9_@/-])")
 
 
@@ -369,8 +390,11 @@ def output_instructions(s: _Sentence) -> Intent | None:
     if len(live) != len(s.tags):
         s = _Sentence(live, s.addr, -10, s.text)
     for f in s.get("FOLLOW") + s.get("TREAT"):
-        if s.negated(f, 4, 2, ("NEG",)) or "TREAT" in f.classes and _as_data(s, f):
+        treating = "TREAT" in f.classes or _TREAT_WORD.match(s.text, f.start) is not None
+        if s.negated(f, 4, 2, ("NEG",)) or treating and _as_data(s, f):
             continue
+        if treating and not _complement(s, f) and not any(s.negated(c, 8, 3) for c in s.get("CONFIRM")):
+            continue  # "treat them as diagnostics": treated as something no lexicon calls instructions
         if "TREAT" in f.classes and not f.classes & {"FOLLOW"} and _BARE_TREAT.fullmatch(s.text, f.start, f.end) \
                 and not _AS_AFTER.search(s.text, f.end, min(len(s.text), f.end + 80)):
             continue  # "a patient the clinician is treating": no "as ...", no treating as instructions
@@ -385,8 +409,17 @@ def output_instructions(s: _Sentence) -> Intent | None:
     return None
 
 
+_TREAT_WORD = re.compile(r"(?i)treat\b")
+_PRONOUN = re.compile(r"(?i)them|they|it|these|those|their")
 _BARE_TREAT = re.compile(r"(?i)treat(?:s|ed|ing)?|interpret(?:s|ed|ing)?")
 _AS_AFTER = re.compile(r"(?i)\bas\b|\blike\b")
+
+
+def _complement(s: _Sentence, f: Tag) -> bool:
+    """Something a treating word could treat the text as: instructions, the user's words, a safe or approved thing."""
+    return any(0 < _w(t) - _w(f) <= 12 and t.classes & {"INSTR", "USER", "SAFE", "CONFIRM", "FOLLOW", "AUTHORITY"}
+               and not _PRONOUN.fullmatch(s.text, t.start, t.end) for t in s.tags) or "INSTR" in f.classes \
+        or not _TREAT_WORD.match(s.text, f.start)
 
 
 def _as_data(s: _Sentence, f: Tag) -> bool:
@@ -394,7 +427,8 @@ def _as_data(s: _Sentence, f: Tag) -> bool:
     # the complement ("as content", "as instructions") comes after the object ("the returned text"): the last
     # of these words within reach decides
     after = [t for t in s.tags if 0 < _w(t) - _w(f) <= 12 and t.classes & {"PAYLOAD", "OUTPUT", "INSTR", "USER", "SAFE",
-                                                                          "CONFIRM", "FOLLOW"}]
+                                                                          "CONFIRM", "FOLLOW"}
+             and not _PRONOUN.fullmatch(s.text, t.start, t.end)]  # "treat them as": `them` is the object
     after = after[:next((i + 1 for i, t in enumerate(after) if t.classes & {"FOLLOW"}), len(after))]
     # the complement ends where a negation or another verb starts: "treat that as page content to report,
     # never as a request to carry out"; "treat them as part of the content and mention them to the user"
@@ -574,6 +608,7 @@ def _possible(c: set[str], text: str) -> bool:
         or "AUTHORITY" in c and "INSTR" in c
         or "FIRST" in c and "OTHER" in c and "TOOL" in c
         or "ARGMOD" in c and "ARGOBJ" in c
+        or "ARGMOD" in c and "COND" in c and "_" in text  # another tool named by its identifier
         or "CALL" in c and ("OTHER" in c and "TOOL" in c or "@" in text or "://" in text)
         or "SEND" in c and ("SINK" in c or "@" in text or "://" in text or "+" in text)
         or "FOLLOW" in c and c & {"OUTPUT", "PAYLOAD", "INSTR", "CONFIRM"})
