@@ -309,3 +309,17 @@ def test_show_settings_names_the_config_and_the_rules_for_a_path(files) -> None:
     assert "fail-on: error" in out and "per-file-ignores for this path: TSL210" in out
     assert "enabled rules (" in out and "TSL201" in out and "TSL501" not in out
     assert "config: (none: defaults)" in invoke("check", "--show-settings", "bad.json").stdout
+
+
+def test_nesting_too_deep_names_the_tool(files) -> None:
+    deep: dict = {"type": "object"}
+    cur = deep
+    for _ in range(150):
+        nxt = {"type": "object"}
+        cur["properties"] = {"x": nxt}
+        cur = nxt
+    tools = {"tools": [{"name": "ok_tool", "description": "Fine.", "inputSchema": {"type": "object"}},
+                       {"name": "deep_tool", "description": "Too deep.", "inputSchema": deep}]}
+    Path("deep.json").write_text(json.dumps(tools))
+    doc = json.loads(invoke("check", "deep.json", "--format", "json").stdout)
+    assert [(f["id"], f["tool"]) for f in doc["findings"]] == [("TSL008", "deep_tool")]

@@ -129,7 +129,8 @@ class Engine:
             message=_message(meta, hit.args, tool, hit.exchange),
             path=target.path,
             pointer=hit.pointer,
-            tool=tool.display_name if tool is not None else (hit.exchange.display_name if hit.exchange is not None else None),
+            tool=tool.display_name if tool is not None else (hit.exchange.display_name if hit.exchange is not None
+                                                             else hit.args.get("_tool_name")),
             severity=sev if type(sev) is Severity else Severity(sev),
             tags=self._tags[rule_id],
             document=target,

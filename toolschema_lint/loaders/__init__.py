@@ -159,6 +159,25 @@ def _problem(doc: Document, rule: str, pointer: str = "", args: dict | None = No
     doc.problems.append(hit)
 
 
+_TOOL_KEYS = ("inputSchema", "input_schema", "parameters", "parametersJsonSchema", "function")
+
+
+def _tool_at(data: Any, pointer: str) -> str | None:
+    """The name of the innermost tool definition on the way to `pointer`, if any."""
+    node, name = data, None
+    for raw in pointer.split("/")[1:]:
+        tok = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict):
+            if isinstance(node.get("name"), str) and any(k in node for k in _TOOL_KEYS):
+                name = node["name"]
+            node = node.get(tok)
+        elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):
+            node = node[int(tok)]
+        else:
+            break
+    return name
+
+
 def human_size(n: int) -> str:
     for unit in ("bytes", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
@@ -278,7 +297,11 @@ def load_source(src: Source, input_format: str | None = None, max_bytes: int = D
     deep = too_deep(data, MAX_DEPTH)
     if deep is not None:
         doc.data = data
-        _problem(doc, "TSL008", deep, {"detail": f"nesting deeper than {MAX_DEPTH} levels"})
+        args: dict[str, Any] = {"detail": f"nesting deeper than {MAX_DEPTH} levels"}
+        owner = _tool_at(data, deep)
+        if owner is not None:
+            args["_tool_name"] = owner  # the finding names the tool that nests too deep (and per-tool ignores apply)
+        _problem(doc, "TSL008", deep, args)
         return doc
     doc.data = data
     if companion:
