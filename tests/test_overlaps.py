@@ -263,3 +263,17 @@ def test_a_value_executed_on_the_database_is_a_query_in_russian() -> None:
 
     text = ("Строка целиком уходит в основную учётную базу (PostgreSQL) и выполняется там как самостоятельный запрос.")
     assert described_capability(text)[0] == "sql"
+
+
+def test_authority_words_need_the_type_and_the_tool() -> None:
+    def tool(name: str, params: dict) -> dict:
+        return {"name": name, "description": "Does it.", "annotations": {"readOnlyHint": False},
+                "inputSchema": {"type": "object", "additionalProperties": False, "properties": params,
+                                "$defs": {"node": {"type": "object"}}}}
+    assert by_tool({"tools": [tool("render_tree", {"root": {"$ref": "#/$defs/node"}})]}, ["TSL550"]) == {}
+    assert by_tool({"tools": [tool("list_files", {"root": {"type": "string", "description": "Root directory"}})]},
+                   ["TSL550"]) == {}
+    assert by_tool({"tools": [tool("run_job", {"root": {"type": "boolean"}})]}, ["TSL550"]) == {"run_job": ["TSL550"]}
+    perms = {"permissions": {"type": "string", "enum": ["read", "write", "admin"]}}
+    assert by_tool({"tools": [tool("set_repo_permissions", perms)]}, ["TSL550"]) == {}
+    assert by_tool({"tools": [tool("export_report", perms)]}, ["TSL550"]) == {"export_report": ["TSL550"]}

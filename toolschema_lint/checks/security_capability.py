@@ -375,6 +375,8 @@ def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | No
     if boolean and ws[0] in _FILTER_PREFIXES:
         return None  # `only_root`, `include_owner`: which results to return, not who the caller is
     if joined in _AUTHORITY_NAMES or wset & _AUTHORITY and (ws[0] in _CLAIM_PREFIXES or (boolean and len(ws) <= 3)):
+        if not boolean and (_structured(schema) or _NOT_AUTHORITY_DESC.search(_desc(schema))):
+            return None  # `root`: a tree node ($ref, object) or a root directory, not a claim of power
         return "authority"
     if joined in _ROLE_NAMES or ws[-1] in ("role", "privilege", "privileges", "clearance"):
         enum = schema.get("enum") if isinstance(schema.get("enum"), list) else None
@@ -387,6 +389,19 @@ def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | No
         return "bypass" if _BYPASS_DESC.search(_desc(schema)) else "force"
     return None
 
+
+_NOT_AUTHORITY_DESC = re.compile(r"\b(?:director(?:y|ies)|folder|path|node|tree|element|document|url|uri|domain|"
+                                 r"namespace|repository|bucket|project|workspace)\b", re.IGNORECASE)
+
+
+def _structured(schema: dict) -> bool:
+    """A `$ref`, an object or an array: data, not a flag that claims power."""
+    return "$ref" in schema or bool(_types(schema) & {"object", "array"})
+
+
+# a tool that administers access: its `permissions` or `role` parameter is the data being edited, not the caller's
+_ACCESS_ADMIN = {"grant", "revoke", "assign", "share", "permission", "permissions", "role", "roles", "acl", "access",
+                 "invite", "member", "members", "policy", "policies", "privilege", "privileges", "membership"}
 
 _FILTER_PREFIXES = {"only", "include", "exclude", "show", "hide", "list", "filter", "return", "with", "without"}
 _FORCEABLE = {"delete", "remove", "push", "overwrite", "update", "kill", "stop", "restart", "reset", "apply", "install",
@@ -402,8 +417,11 @@ _PERMISSION_WHY = {
 
 @check("TSL550")
 def self_asserted_permission_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    admin = bool(set(words(tool.name) if isinstance(tool.name, str) else ()) & _ACCESS_ADMIN)
     for path, name, sub, parent in tool_params(tool):
         kind = permission_kind(name, sub, properties(parent))
+        if kind == "role" and admin:
+            continue  # `set_repo_permissions(permissions=...)`: the access being administered
         if kind:
             quiet = kind in ("force", "transport") or (kind == "authority" and _FILTER_DESC.search(_desc(sub)))
             sev = {"_severity": Severity.INFO} if quiet else {}
