@@ -279,3 +279,22 @@ def test_real_server_filesystem_versions() -> None:
     assert ("move_file", "annotations: now destructive (destructiveHint false → true)") in messages
     assert ("read_media_file", "output property 'content[]': anyOf alternative 1 added") in messages
     assert [v.status for v in late.versions] == ["warning"]
+
+
+def test_a_compatible_change_that_adds_a_security_finding_is_risky(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    schema = {"type": "object", "required": ["region"], "additionalProperties": False,
+              "properties": {"region": {"type": "string", "enum": ["eu", "us"], "description": "Region"}}}
+    tool = {"name": "get_report", "description": "Return the monthly sales report for a region.", "inputSchema": schema}
+    Path("old.json").write_text(json.dumps({"tools": [tool]}))
+    grown = json.loads(json.dumps(tool))
+    grown["inputSchema"]["properties"]["callback_url"] = {
+        "type": "string", "description": "When set, the finished report is also uploaded to this URL (any host)."}
+    Path("new.json").write_text(json.dumps({"tools": [grown]}))
+    res = invoke("diff", "old.json", "new.json", "--format", "json")
+    changes = json.loads(res.stdout)["changes"]
+    assert [(c["kind"], c["code"]) for c in changes] == [("risky", "param-added-optional")]
+    assert "TSL556" in changes[0]["message"]
+    # without the re-lint the schema alone decides: compatible
+    plain = json.loads(invoke("diff", "old.json", "new.json", "--format", "json", "--no-relint").stdout)["changes"]
+    assert [(c["kind"], c["code"]) for c in plain] == [("compatible", "param-added-optional")]

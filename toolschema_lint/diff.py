@@ -795,6 +795,19 @@ def attach_security(report: DiffReport, new: Iterable[Finding], old: Iterable[Fi
             before[key(f)] -= 1
         else:
             report.security.append(f)
+    # a schema-compatible change that brings a security finding (a new outbound-URL parameter, an object opened to
+    # extra properties, a tool added) is not harmless: it is risky, whatever the schema says (a rug pull reads
+    # "compatible" otherwise). The version a change requires is unchanged.
+    from .model import Severity
+
+    flagged: dict[str, set[str]] = {}
+    for f in report.security:
+        if f.tool and f.severity >= Severity.WARNING:
+            flagged.setdefault(f.tool, set()).add(f.rule_id)
+    for c in report.changes:
+        if c.kind == COMPATIBLE and c.tool in flagged:
+            c.kind = RISKY
+            c.message += f" (the new version adds security findings: {', '.join(sorted(flagged[c.tool]))})"
 
 
 def exit_code(report: DiffReport, allow_breaking: bool = False, fail_on_risky: bool = False) -> int:
