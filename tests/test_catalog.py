@@ -197,3 +197,15 @@ def test_jsonschema_rs_is_loaded_only_by_rules_that_validate(tmp_path: Path) -> 
 
     assert loaded("TSL103") == "False"
     assert loaded("TSL101") == "True"
+
+
+# rules whose checks report above their declared severity in some cases: their page must say when
+RAISING = {"TSL503": "error", "TSL524": "error", "TSL543": "warning", "TSL555": "error", "TSL556": "error",
+           "TSL566": "warning"}
+
+
+@pytest.mark.parametrize("rid", sorted(RAISING))
+def test_a_rule_that_raises_its_severity_says_when(rid: str) -> None:
+    meta = RULES[rid]
+    assert str(meta.severity) != RAISING[rid]
+    assert RAISING[rid] in meta.rationale.lower(), f"{rid}: the rationale does not say when it is a {RAISING[rid]}"
