@@ -323,3 +323,16 @@ def test_nesting_too_deep_names_the_tool(files) -> None:
     Path("deep.json").write_text(json.dumps(tools))
     doc = json.loads(invoke("check", "deep.json", "--format", "json").stdout)
     assert [(f["id"], f["tool"]) for f in doc["findings"]] == [("TSL008", "deep_tool")]
+
+
+def test_summary_counts_servers_and_says_when_nothing_was_read() -> None:
+    from toolschema_lint.engine import RunResult
+    from toolschema_lint.model import Document
+    from toolschema_lint.reporters import summary_line
+
+    live = RunResult(documents=[Document(path="mcp+stdio:time")], files=1, tools=2)
+    assert summary_line(live) == "All checks passed (2 tools in 1 server)."
+    both = RunResult(documents=[Document(path="mcp+stdio:time"), Document(path="tools.json")], files=2, tools=3)
+    assert summary_line(both) == "All checks passed (3 tools in 1 file and 1 server)."
+    gated = RunResult(errors=["mcp+stdio:time: not started: pass --allow-start to allow it"])
+    assert summary_line(gated).startswith("Nothing was checked: 1 source could not be read")

@@ -113,7 +113,7 @@ def test_check_server_text_and_sarif(tmp_path: Path) -> None:
     text = cli("check", "--server", DEMO, "--select", "TSL210,TSL543")
     assert text.exit_code == 1
     assert "mcp+stdio:demo_server.py:140:11  TSL543  Path parameter 'path' accepts any filesystem path  [delete_file]" in text.stdout
-    assert "in 5 tools in 1 file." in text.stdout
+    assert "in 5 tools in 1 server." in text.stdout
     sarif_path = tmp_path / "out.sarif"
     sarif = cli("check", "--server", DEMO, "--select", "TSL210,TSL543", "--format", "sarif", "-o", sarif_path)
     assert sarif.exit_code == 1
@@ -404,6 +404,6 @@ def test_real_mcp_server_time(fmt: str) -> None:
         assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]} == {
             "mcp+stdio:mcp-server-time"}
     elif fmt == "text":
-        assert "mcp+stdio:mcp-server-time:" in res.stdout and "tools in 1 file." in res.stdout
+        assert "mcp+stdio:mcp-server-time:" in res.stdout and "tools in 1 server." in res.stdout
     else:
         assert res.stdout.startswith("::") and "file=mcp+stdio%3Amcp-server-time,line=" in res.stdout

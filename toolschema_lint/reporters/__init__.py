@@ -68,10 +68,18 @@ def rule_statistics(active: list) -> list[dict]:
 def summary_line(result: Any) -> str:
     """The one-line summary of a run (`Found 3 problems (...) in 2 tools in 1 file.`)."""
     active = result.active()
-    where = f"{result.tools} tool{'s' if result.tools != 1 else ''} in {result.files} file{'s' if result.files != 1 else ''}"
+    # live captures (`mcp+stdio:...`, `mcp+http:...`) are servers, not files
+    servers = sum(1 for d in getattr(result, "documents", []) if str(getattr(d, "path", "")).startswith("mcp+"))
+    files = max(0, result.files - servers)
+    places = ([f"{files} file{'s' if files != 1 else ''}"] if files or not servers else []) + \
+        ([f"{servers} server{'s' if servers != 1 else ''}"] if servers else [])
+    where = f"{result.tools} tool{'s' if result.tools != 1 else ''} in {' and '.join(places)}"
     unread = len(getattr(result, "errors", []))
     if unread:
         where += f"; {unread} source{'s' if unread != 1 else ''} could not be read"
+    if not active and not result.files and not result.tools and unread:
+        # consent-gated or unreachable servers, missing paths: nothing was read, so nothing passed
+        return f"Nothing was checked: {unread} source{'s' if unread != 1 else ''} could not be read (see the errors)."
     if not active and not result.files and not result.tools and not unread:
         skipped = len(getattr(result, "skipped", []))
         why = (f"{skipped} file{'s' if skipped != 1 else ''} found, none holds tool definitions (--explain lists them)"
