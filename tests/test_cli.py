@@ -336,3 +336,12 @@ def test_summary_counts_servers_and_says_when_nothing_was_read() -> None:
     assert summary_line(both) == "All checks passed (3 tools in 1 file and 1 server)."
     gated = RunResult(errors=["mcp+stdio:time: not started: pass --allow-start to allow it"])
     assert summary_line(gated).startswith("Nothing was checked: 1 source could not be read")
+
+
+def test_a_file_with_no_config_above_it_keeps_the_working_directorys(files, tmp_path_factory) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "bad.json"
+    outside.write_text(json.dumps(BAD, indent=2))
+    Path("toolschema-lint.toml").write_text('select = ["TSL2"]\n')
+    doc = json.loads(invoke("check", str(outside), "bad.json", "--format", "json").stdout)
+    assert doc["findings"] and all(f["id"].startswith("TSL2") for f in doc["findings"])
+    assert {Path(f["path"]).name for f in doc["findings"]} == {"bad.json"} and len({f["path"] for f in doc["findings"]}) == 2

@@ -314,7 +314,9 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         target = Path(show_settings)
         if not config:
             where = target if target.is_dir() else target.parent
-            settings = _settings_for(_nearest_config(where, {}), cli_values, severity)
+            nearest = _nearest_config(where, {})
+            if nearest is not None:  # else the run's own config (or the defaults) applies, as for linting
+                settings = _settings_for(nearest, cli_values, severity)
         say(_describe_settings(settings, show_settings))
         return EXIT_OK
     settings.paths = list(paths)
@@ -414,7 +416,8 @@ def _config_groups(settings: Settings, cli_values: dict[str, Any],
     base = Path(settings.config_path).resolve() if settings.config_path else None
     by: dict[Path | None, list[Any]] = {}
     for src in sources:
-        cfg = _nearest_config(src.path.parent, cache) if src.path is not None else base
+        # a file with no config above it (outside the working tree) keeps the run's own config
+        cfg = (_nearest_config(src.path.parent, cache) or base) if src.path is not None else base
         by.setdefault(cfg, []).append(src)
     settings.missing = missing  # type: ignore[attr-defined]
     if set(by) <= {base}:  # every file under the run's own config: one run, as before
