@@ -106,30 +106,16 @@ def run() -> None:
 
 
 def load_settings(config: str | None, cli_values: dict[str, Any]) -> Settings:
-    """Defaults, then the config file, then the command line."""
-    settings = Settings()
-    cli_set = {k for k, v in cli_values.items() if v is not None}
-    for k in cli_set:
-        setattr(settings, k, cli_values[k])
+    """Defaults, then the config file (`--config`, else the nearest one above the working directory), then the
+    command line."""
     if config:
         path = Path(config)
         if not path.is_file():
             raise ConfigError(f"{config}: config file not found")
         from .settings import _read_toml
 
-        apply_config(settings, config_table(path, _read_toml(path)), str(path), cli_set)
-        settings.config_path = str(path)
-    else:
-        found = find_config(Path.cwd())
-        if found:
-            path, data = found
-            apply_config(settings, config_table(path, data), str(path), cli_set)
-            settings.config_path = str(path)
-    if settings.format not in REPORTERS:
-        raise ConfigError(f"format {settings.format!r} is not one of {', '.join(REPORTERS)}")
-    if settings.input_format not in INPUT_FORMATS:
-        raise ConfigError(f"input-format {settings.input_format!r} is not one of {', '.join(INPUT_FORMATS)}")
-    return resolve(settings)
+        return _settings_for((path, _read_toml(path)), cli_values)
+    return _settings_for(find_config(Path.cwd()), cli_values)
 
 
 def emit(text: str | Iterable[str], output: str | None) -> None:
@@ -379,26 +365,35 @@ def _baseline(result: RunResult, settings: Settings, read_from: str | None, writ
             note(f"toolschema-lint: {line}")
 
 
-def _settings_for(config: Path | None, cli_values: dict[str, Any], severity: dict[str, str]) -> Settings:
-    """The settings of files under `config` (None: no config file applies): defaults, that file, the command line."""
+def _settings_for(found: "_Found | None", cli_values: dict[str, Any],
+                  severity: dict[str, str] | None = None) -> Settings:
+    """Settings from the defaults, a config file already read (`found`: its path and contents; None: no config
+    applies), the command line and `--severity`: validated and resolved."""
     settings = Settings()
     cli_set = {k for k, v in cli_values.items() if v is not None}
     for k in cli_set:
         setattr(settings, k, cli_values[k])
-    if config is not None:
-        from .settings import _read_toml
-
-        apply_config(settings, config_table(config, _read_toml(config)), str(config), cli_set)
-        settings.config_path = str(config)
-    settings.severity.update(severity)
+    if found is not None:
+        path, data = found
+        apply_config(settings, config_table(path, data), str(path), cli_set)
+        settings.config_path = str(path)
+    settings.severity.update(severity or {})
+    if settings.format not in REPORTERS:
+        raise ConfigError(f"format {settings.format!r} is not one of {', '.join(REPORTERS)}")
+    if settings.input_format not in INPUT_FORMATS:
+        raise ConfigError(f"input-format {settings.input_format!r} is not one of {', '.join(INPUT_FORMATS)}")
     return resolve(settings)
 
 
-def _nearest_config(directory: Path, cache: dict[Path, Path | None]) -> Path | None:
+_Found = tuple[Path, dict[str, Any]]  # a config file: its path and contents
+
+
+def _nearest_config(directory: Path, cache: dict[Path, _Found | None]) -> _Found | None:
+    """The config nearest above `directory` (path and contents), each directory looked up and each file read once."""
     d = directory.resolve()
     if d not in cache:
         found = find_config(d)
-        cache[d] = found[0].resolve() if found else None
+        cache[d] = (found[0].resolve(), found[1]) if found else None
     return cache[d]
 
 
@@ -412,19 +407,23 @@ def _config_groups(settings: Settings, cli_values: dict[str, Any],
 
     missing: list[str] = []
     sources = collect(settings.paths, settings.exclude, missing, settings.stdin_filename)
-    cache: dict[Path, Path | None] = {}
+    cache: dict[Path, _Found | None] = {}
     base = Path(settings.config_path).resolve() if settings.config_path else None
     by: dict[Path | None, list[Any]] = {}
+    read: dict[Path, _Found] = {}
     for src in sources:
+        found = _nearest_config(src.path.parent, cache) if src.path is not None else None
         # a file with no config above it (outside the working tree) keeps the run's own config
-        cfg = (_nearest_config(src.path.parent, cache) or base) if src.path is not None else base
+        cfg = found[0] if found else base
+        if found:
+            read[found[0]] = found
         by.setdefault(cfg, []).append(src)
     settings.missing = missing  # type: ignore[attr-defined]
     if set(by) <= {base}:  # every file under the run's own config: one run, as before
         return [(settings, sources + list(settings.extra_sources))]
     groups: list[tuple[Settings, list[Any]]] = []
     for cfg, srcs in by.items():
-        own = settings if cfg == base else _settings_for(cfg, cli_values, severity)
+        own = settings if cfg == base else _settings_for(read.get(cfg) if cfg else None, cli_values, severity)
         if own is not settings:
             own.paths, own.color, own.fingerprints = settings.paths, settings.color, settings.fingerprints
             if own.exclude:  # the group's own config may skip more of what the walk found

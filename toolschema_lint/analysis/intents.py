@@ -390,7 +390,7 @@ def output_instructions(s: _Sentence) -> Intent | None:
     if len(live) != len(s.tags):
         s = _Sentence(live, s.addr, -10, s.text)
     for f in s.get("FOLLOW") + s.get("TREAT"):
-        treating = "TREAT" in f.classes or _TREAT_WORD.match(s.text, f.start) is not None
+        treating = "TREAT" in f.classes or _BARE_TREAT.match(s.text, f.start) is not None
         if s.negated(f, 4, 2, ("NEG",)) or treating and _as_data(s, f):
             continue
         if treating and not _complement(s, f) and not any(s.negated(c, 8, 3) for c in s.get("CONFIRM")):
@@ -409,7 +409,6 @@ def output_instructions(s: _Sentence) -> Intent | None:
     return None
 
 
-_TREAT_WORD = re.compile(r"(?i)treat\b")
 _PRONOUN = re.compile(r"(?i)them|they|it|these|those|their")
 _BARE_TREAT = re.compile(r"(?i)treat(?:s|ed|ing)?|interpret(?:s|ed|ing)?")
 _AS_AFTER = re.compile(r"(?i)\bas\b|\blike\b")
@@ -419,7 +418,7 @@ def _complement(s: _Sentence, f: Tag) -> bool:
     """Something a treating word could treat the text as: instructions, the user's words, a safe or approved thing."""
     return any(0 < _w(t) - _w(f) <= 12 and t.classes & {"INSTR", "USER", "SAFE", "CONFIRM", "FOLLOW", "AUTHORITY"}
                and not _PRONOUN.fullmatch(s.text, t.start, t.end) for t in s.tags) or "INSTR" in f.classes \
-        or not _TREAT_WORD.match(s.text, f.start)
+        or not _BARE_TREAT.match(s.text, f.start)
 
 
 def _as_data(s: _Sentence, f: Tag) -> bool:
