@@ -261,8 +261,9 @@ def priority(s: _Sentence) -> Intent | None:
               if o is not t and abs(_w(o) - _w(t)) <= 3 and not any(x.start <= o.start and o.end <= x.end for x in firsts)]
     for f in firsts:
         other = others[0] if others else None
-        if other and (s.has("THIS") or s.has("CALL")) and not s.negated(f, 3, 0, ("NEG",)) \
-                and not s.negated(other[0], 4, 0, ("NEG",)):  # "do not paste it into other tools"
+        # an order to the model: a call, or words that address it ("other tools accept only this code" describes)
+        if other and s.has("THIS", "CALL") and s.has("CALL", "DIR", "ADDR") and not s.negated(f, 3, 0, ("NEG",)) \
+                and not s.negated(other[0], 4, 3, ("NEG",)):  # "do not paste it into other tools", "başka bir araca aktarmayın"
             return Intent("priority", "first or instead of other tools", *_span(f, *other),
                           _view(f, *other))
     return None

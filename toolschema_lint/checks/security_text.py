@@ -1716,7 +1716,7 @@ def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found
                 if f is None:
                     continue
             elif rid in _TOOL_GATED:
-                f = _TOOL_GATED[rid](tool, r)
+                f = _TOOL_GATED[rid](tool, r, text)
                 if f is None:
                     continue
             elif rid == "TSL514":
@@ -1996,14 +1996,14 @@ def _sensitive_params(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str]]
         yield from found
 
 
-def _gate_sensitive(tool: Tool, found: Found) -> Found | None:
+def _gate_sensitive(tool: Tool, found: Found, _text: str) -> Found | None:
     """A login takes a password and a payment a card: a tool whose job concerns such data may ask for one
     of them. Asking for several at once (card number, security code and PIN; password and SMS code) is
     harvesting, whatever the tool is."""
     return None if _own_domain(tool) and found.count < 2 else found
 
 
-def _gate_safety(tool: Tool, found: Found) -> Found | None:
+def _gate_safety(tool: Tool, found: Found, _text: str) -> Found | None:
     """A safety claim matters on a tool that deletes, pays, sends or executes."""
     from .security_capability import capabilities
 
@@ -2025,7 +2025,82 @@ def _risky_words(tool: Tool) -> bool:
     return bool(text) and any(t.classes & risky for t in analyse(text).tags)
 
 
-_TOOL_GATED: dict[str, Callable[[Tool, Found], Found | None]] = {"TSL531": _gate_sensitive, "TSL532": _gate_safety}
+_SKIPS_CONFIRMATION = "skipping the user's confirmation"
+_ACTS = frozenset({"SEND", "PAY", "DELETE", "EXEC", "ARGMOD", "SENS", "SINK", "WRITE", "UPLOAD"})
+
+
+def _sentence_of(text: str, found: Found) -> str:
+    """The sentence of `text` that `found` quotes (the quote itself when it cannot be placed)."""
+    from ..analysis.text import SENTENCE_END
+
+    core = found.quote.strip(".").strip()
+    pos = text.find(core[:40]) if core else -1
+    if pos < 0:
+        return found.quote
+    start = max((m.end() for m in SENTENCE_END.finditer(text, max(0, pos - 400), pos)), default=max(0, pos - 400))
+    end = next((m.start() for m in SENTENCE_END.finditer(text, pos + len(core))), min(len(text), pos + len(core) + 400))
+    return text[start:end]
+
+
+def _gate_confirmation(tool: Tool, found: Found, text: str) -> Found | None:
+    """Going without the user's confirmation matters for an act that needs one: a tool that deletes, pays,
+    sends or executes, or an act its sentence names (send, pay, run another tool, change an argument).
+    "Call it repeatedly without asking the user" on a tool that only reads takes no brake away."""
+    if _SKIPS_CONFIRMATION not in found.kind:
+        return found
+    from ..analysis.intents import _TOOL_IDENT
+    from ..analysis.text import analyse
+    from .security_capability import capabilities
+
+    if capabilities(tool) & {"delete", "pay", "send", "execute"} or _risky_words(tool):
+        return found
+    sentence = _sentence_of(text, found)
+    if _TOOL_IDENT.search(sentence):
+        return found  # another tool named by its identifier ("then run purge_cache without asking")
+    return found if any(t.classes & _ACTS for t in analyse(sentence).tags) else None
+
+
+_PROMPT_WORDS = frozenset({"prompt", "prompts", "instructions", "transcript", "transcripts", "conversation",
+                           "conversations"})
+
+
+def _prompt_tool(tool: Tool) -> bool:
+    """Whether the tool's own job is prompts, instructions or conversations (`publish_system_prompt`,
+    `zmien_prompt_systemowy`, `export_chat_transcript`): its name or title, read in order."""
+    from ..analysis.text import analyse
+    from .security_capability import words
+
+    ws = [*words(tool.name), *words(tool.title if isinstance(tool.title, str) else "")]
+    if _PROMPT_WORDS.intersection(ws):
+        return True
+    return bool(ws) and any(t.classes & {"CONTEXT", "INSTR"} for t in analyse(" ".join(ws)[:500]).tags)
+
+
+def _gate_capture(tool: Tool, found: Found, _text: str) -> Found | None:
+    """A tool whose job is prompts or conversations names them as its object: passing them in a call is
+    what it is for. Sending them out to an address is still exfiltration (TSL509)."""
+    return None if _prompt_tool(tool) else found
+
+
+def _gate_prompt_edit(tool: Tool, found: Found, text: str) -> Found | None:
+    """A tool that edits prompts says that it replaces instructions ("Replace the system prompt of an
+    agent", "the new prompt takes precedence over the template's"): no order to the model, unless its
+    sentence orders the model ("you must") or declares earlier instructions void ("ignore all previous
+    instructions")."""
+    if not _prompt_tool(tool):
+        return found
+    from ..analysis.text import analyse
+
+    tags = analyse(_sentence_of(text, found)).tags
+    classes = set().union(*(t.classes for t in tags)) if tags else set()
+    if {"ADDR", "DIR"} <= classes or {"VOID", "PRIOR"} <= classes:
+        return found
+    return None
+
+
+_TOOL_GATED: dict[str, Callable[[Tool, Found, str], Found | None]] = {
+    "TSL501": _gate_prompt_edit, "TSL502": _gate_confirmation, "TSL506": _gate_capture, "TSL508": _gate_prompt_edit,
+    "TSL531": _gate_sensitive, "TSL532": _gate_safety}
 
 
 # --- hidden content --------------------------------------------------------------------------
