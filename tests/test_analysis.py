@@ -322,3 +322,41 @@ def test_turkish_and_polish_brakes_are_not_negations(text: str, found: bool) -> 
 ])
 def test_priority_needs_another_tool_that_is_not_negated(text: str, found: bool) -> None:
     assert ("priority" in intents(text)) is found, intents(text)
+
+
+def _sql_tool(name: str, description: str, pdesc: str, annotations: dict) -> dict:
+    return {"name": name, "description": description, "annotations": annotations,
+            "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": pdesc}},
+                            "required": ["q"], "additionalProperties": False}}
+
+
+@pytest.mark.parametrize("description,claim,found", [
+    # raw SQL that changes data, marked read-only: the claim disarms the brake
+    ("Executes any SQL statement (SELECT, INSERT, UPDATE, DELETE, DDL) against the project database.", True, True),
+    ("Runs a SQL query against the warehouse; UPDATE and DELETE are allowed.", True, True),
+    # the same tool honestly marked, or one whose writes fail
+    ("Executes any SQL statement (SELECT, INSERT, UPDATE, DELETE, DDL) against the project database.", False, False),
+    ("Runs a SQL query on a read-only replica; INSERT, UPDATE or DELETE fail.", True, False),
+])
+def test_raw_sql_that_writes_marked_read_only_is_a_false_claim(tmp_path, description: str, claim: bool,
+                                                              found: bool) -> None:
+    tool = _sql_tool("execute_sql", description, "The SQL statement to run.",
+                     {"readOnlyHint": True} if claim else {"readOnlyHint": False, "destructiveHint": True})
+    assert (_security(tmp_path, tool, "TSL565") == ["TSL565"]) is found
+
+
+@pytest.mark.parametrize("name,description,pdesc,severity", [
+    # a log query language only reads: info
+    ("search_logs", "Search application logs.", "Query to run against the log index (KQL).", "info"),
+    # raw SQL with no brake and no read-only statement: a warning
+    ("run_sql", "Runs a query against the orders database.", "The SQL statement to run.", "warning"),
+])
+def test_severity_of_a_raw_query_follows_what_it_can_do(tmp_path, name: str, description: str, pdesc: str,
+                                                        severity: str) -> None:
+    from toolschema_lint.engine import lint
+    from toolschema_lint.settings import Settings, resolve
+
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"tools": [_sql_tool(name, description, pdesc, {"readOnlyHint": True})]}), encoding="utf-8")
+    found = [(f.rule_id, f.severity.name.lower()) for f in lint(resolve(Settings(paths=[str(p)], select=["TSL541"]))).active()]
+    assert found == [("TSL541", severity)]

@@ -273,6 +273,19 @@ def unbounded_command_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
             yield ctx.at(tool, "input_schema", *path, param=name, **_gated(tool, "command"))
 
 
+# query languages that only read (logs, metrics, search indexes): such a query cannot change data
+_READ_ONLY_QL = re.compile(r"\b(?:kql|logql|promql|metricsql|traceql|lucene|splunk|spl|loki|prometheus|elasticsearch|"
+                           r"opensearch|kibana|datadog|log\s+(?:query|search|index)|logs?\s+quer\w+|jsonpath|jmespath|jq)\b",
+                           re.IGNORECASE)
+
+
+def _read_only_language(tool: Tool, leaf: dict) -> bool:
+    """The query is written in a language that only reads (LogQL, KQL, PromQL, a log search), and nothing says
+    statements that change data run: severity follows what the query can do."""
+    text = _desc(leaf) + " " + tool_text(tool)
+    return bool(_READ_ONLY_QL.search(text)) and not _SQL_WORD.search(text) and not _SQL_WRITES.search(text)
+
+
 @check("TSL541")
 def unbounded_sql_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     for path, name, leaf, kind in _kinds(tool):
@@ -280,7 +293,7 @@ def unbounded_sql_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
             # a query tool whose description says the queries run read-only (a replica, a read-only role)
             # still takes any query, but cannot change data: info, as behind a brake. readOnlyHint alone
             # is a claim, not a description of how that is enforced
-            ro = _states_read_only(tool)
+            ro = _states_read_only(tool) or _read_only_language(tool, leaf)
             yield ctx.at(tool, "input_schema", *path, param=name,
                          **({"_severity": Severity.INFO} if ro else _gated(tool, "sql")))
 
@@ -731,6 +744,23 @@ def _claim_hit(tool: Tool, ctx: Any, tokens: tuple[str, ...], **args: Any) -> Hi
     return ctx.at(tool, field_name, *tokens[1:], **args)
 
 
+# a statement that changes data, named as something the tool runs ("any SQL statement (SELECT, INSERT, UPDATE...)")
+_SQL_WRITES = re.compile(r"\b(?:INSERT|UPDATE|DELETE|DROP|ALTER|TRUNCATE|MERGE|GRANT|CREATE\s+(?:TABLE|INDEX|VIEW))\b"
+                         r"|(?i:\b(?:DDL|DML|read[- ]write|any\s+(?:sql\s+)?(?:statement|query|command)s?|write\s+quer\w+"
+                         r"|writes?\s+(?:to\s+)?the\s+database|modif\w+\s+(?:the\s+)?(?:data|database|tables?|rows?|records?))\b)")
+
+
+def runs_writing_sql(tool: Tool) -> bool:
+    """A raw query parameter (TSL541's kind) on a tool whose description says statements that change data run
+    too, and that does not say they fail (a read-only role or replica)."""
+    if not any(kind == "sql" for _p, _n, _l, kind in _kinds(tool)):
+        return False
+    desc = _text(tool.description)[:20_000]
+    pdescs = " ".join(_desc(sub) for _p, _n, sub, kind in _kinds(tool) if kind == "sql")
+    text = desc + " " + pdescs
+    return bool(_SQL_WRITES.search(text)) and not _STATEMENTS_FAIL.search(text) and not _states_read_only(tool)
+
+
 @check("TSL565")
 def risky_tool_marked_safe(tool: Tool, ctx: Any) -> Iterator[Hit]:
     caps = capabilities(tool)
@@ -738,6 +768,10 @@ def risky_tool_marked_safe(tool: Tool, ctx: Any) -> Iterator[Hit]:
     if claim:
         what = " and ".join(_CAP_WHAT[c] for c in sorted(caps))
         yield _claim_hit(tool, ctx, claim[1], what=what, claim=claim[0])
+    elif tool.annotation_map.get("readOnlyHint") is True and runs_writing_sql(tool):
+        # raw SQL that may change data, marked read-only: the claim disarms the client's brake
+        yield _claim_hit(tool, ctx, ("annotations", "readOnlyHint"), what="runs statements that change data",
+                         claim="readOnlyHint: true")
 
 
 @check("TSL566")
