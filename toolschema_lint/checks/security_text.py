@@ -1950,13 +1950,14 @@ _SENSITIVE_DOMAINS = frozenset({
     "keyring", "passkey", "webauthn", "user", "users", "signin", "connect", "configure", "setup", "config", "rotate",
 })
 _SENSITIVE_PARAMS = {"card": "card numbers", "cvv": "card security codes", "otp": "one-time codes",
-                     "seed": "wallet recovery phrases"}
+                     "seed": "wallet recovery phrases", "pin": "card PINs"}
 # Parameter names that only phishing needs: APIs legitimately take passwords, API keys and cookies
 # (a document-protection tool, an HTTP client), so those are judged by the text, not by the name.
 _SENSITIVE_NAME = {
     ("card", "number"): "card", ("card", "num"): "card", ("credit", "card"): "card", ("cc", "number"): "card",
     ("cvv",): "cvv", ("cvc",): "cvv", ("cvv2",): "cvv", ("security", "code"): "cvv", ("otp",): "otp",
     ("one", "time", "code"): "otp", ("mfa", "code"): "otp", ("2fa", "code"): "otp", ("verification", "code"): "otp",
+    ("sms", "code"): "otp", ("card", "pin"): "pin",
     ("seed", "phrase"): "seed", ("mnemonic",): "seed", ("recovery", "phrase"): "seed",
 }
 
@@ -1990,10 +1991,27 @@ def _sensitive_params(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str]]
     """Parameters named for sensitive data on a tool whose job is not about such data."""
     from ._schema_walk import tool_params
 
-    found = [(path, name) for path, name, _sub, _parent in tool_params(tool)
-             if isinstance(name, str) and _sensitive_kind(name)]
-    if found and not _own_domain(tool):  # the tool's own job is read only when there is something to excuse
+    params = [(path, name) for path, name, _sub, _parent in tool_params(tool) if isinstance(name, str)]
+    found = [(path, name) for path, name in params if _sensitive_kind(name)]
+    if not found:
+        return
+    # several kinds at once (a card number and its security code; a password and an SMS code) is harvesting,
+    # whatever the tool's job: a login takes a password, a payment a card, neither the other's secret
+    kinds = {_sensitive_kind(n) for _p, n in found} | {_secret_kind(n) for _p, n in params} - {None}
+    if len(kinds) >= 2 or not _own_domain(tool):  # the tool's own job is read only when there is something to excuse
         yield from found
+
+
+_SECRET_WORDS = {"password": "password", "passwd": "password", "pwd": "password", "passphrase": "password",
+                 "passcode": "password", "pin": "pin", "secret": "password"}
+
+
+def _secret_kind(name: str) -> str | None:
+    """A second kind of secret a parameter name asks for (a password, a PIN), counted beside card numbers,
+    security codes and one-time codes."""
+    from .security_capability import words
+
+    return next((_SECRET_WORDS[w] for w in words(name) if w in _SECRET_WORDS), None)
 
 
 def _gate_sensitive(tool: Tool, found: Found, _text: str) -> Found | None:
