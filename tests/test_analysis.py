@@ -376,3 +376,28 @@ def test_several_kinds_of_secret_in_parameters_are_harvesting(tmp_path, name: st
     tool = {"name": name, "description": "Does it.", "inputSchema": {
         "type": "object", "properties": {p: {"type": "string"} for p in params}, "required": params}}
     assert ("TSL531" in _security(tmp_path, tool, "TSL531")) is found
+
+
+def test_recipients_of_one_message_are_one_finding(tmp_path) -> None:
+    from toolschema_lint.engine import lint
+    from toolschema_lint.settings import Settings, resolve
+
+    tool = {"name": "send_email", "description": "Sends an e-mail.", "inputSchema": {"type": "object", "properties": {
+        "to": {"type": "string"}, "cc": {"type": "string"}, "bcc": {"type": "string"}, "body": {"type": "string"}},
+        "required": ["to", "body"]}}
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"tools": [tool]}), encoding="utf-8")
+    found = [f.message for f in lint(resolve(Settings(paths=[str(p)], select=["TSL555"]))).active()]
+    assert found == ["Parameter 'to' sends to any recipient the model names (as do 'cc', 'bcc')"]
+
+
+@pytest.mark.parametrize("name,pdesc,found", [
+    ("callback", "The function to call with each processed item.", False),
+    ("attachments", "URLs of files to attach to the message.", False),
+    ("callback", "URL that receives a POST when the job finishes.", True),
+    ("report_url", "Where the summary is posted.", True),
+])
+def test_a_callback_function_or_an_attachment_is_no_destination(tmp_path, name: str, pdesc: str, found: bool) -> None:
+    tool = {"name": "send_summary", "description": "Sends the job summary.", "inputSchema": {
+        "type": "object", "properties": {name: {"type": "string", "description": pdesc}}, "required": [name]}}
+    assert (_security(tmp_path, tool, "TSL556") == ["TSL556"]) is found

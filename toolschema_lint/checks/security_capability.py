@@ -155,6 +155,11 @@ _ANYWHERE = re.compile(r"\b(?:any\s+(?:file|path|directory|folder|location)|abso
                        re.IGNORECASE)
 
 
+_CODE_CALLBACKS = {"callback", "hook"}
+_FUNCTION_DESC = re.compile(r"\b(?:function|method|handler|lambda|closure|callable)\b", re.IGNORECASE)
+_ATTACHED = {"attachment", "attachments", "attach", "attached", "image", "images", "media", "photo", "photos"}
+
+
 def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str, verbs: Iterable[str] = ()) -> str | None:
     """command | sql | outbound | url | path | None, judged from the name, its schema and the text.
 
@@ -173,7 +178,12 @@ def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str,
                                                  or (not _SEARCHY.search(pdesc) and _DB_CONTEXT.search(ttext)))):
         return "sql"
     leaf = string_leaf(schema) or {}
-    if head in _URL_HEADS or leaf.get("format") in _URL_FORMATS or _URL_DESC.search(pdesc):
+    url_said = leaf.get("format") in _URL_FORMATS or _URL_DESC.search(pdesc)
+    if head in _URL_HEADS and head in _CODE_CALLBACKS and not url_said and _FUNCTION_DESC.search(pdesc):
+        return None  # `callback`: "the function to call when ..." is code of the caller, not an address
+    if head in _URL_HEADS or url_said:
+        if set(ws) & _ATTACHED:
+            return "url"  # `attachments`: files or links whose content goes out with the message, not a destination
         # a destination by its name or its description; a tool that sends is not enough (`feedback(url)`)
         outbound = set(ws) & _OUTBOUND_WORDS or _DEST_DESC.search(pdesc) or set(verbs) & _OUTBOUND_VERBS
         return "outbound" if outbound else "url"
@@ -516,6 +526,7 @@ def weight(tool: Tool, gate: bool = True) -> tuple[str, dict]:
 @check("TSL555")
 def arbitrary_recipient_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
     sends = "send" in capabilities(tool)
+    found: list[tuple[tuple[str | int, ...], str, str, dict]] = []
     for path, name, sub, _parent in tool_params(tool):
         joined, leaf = "_".join(words(name)), string_leaf(sub)
         if leaf is None or real_pattern(leaf.get("pattern")) or leaf.get("format") in _NOT_RECIPIENT:
@@ -524,7 +535,16 @@ def arbitrary_recipient_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
         if named and (sends or joined != "to") or (sends and joined in _CONTACTS):
             # a hidden copy is what a confirmation dialog is least likely to catch: no discount for bcc
             tail, sev = weight(tool, gate="bcc" not in joined)
-            yield ctx.at(tool, "input_schema", *path, param=name, extra=tail, **sev)
+            found.append((path, name, tail, sev))
+    if not found:
+        return
+    # one finding per tool: `to`, `cc` and `bcc` of one message are one open door, reported at the most
+    # severe parameter (a hidden copy is not discounted), naming the others
+    rank = {Severity.ERROR: 3, Severity.WARNING: 2, None: 1, Severity.INFO: 0}
+    path, name, tail, sev = max(found, key=lambda f: rank[f[3].get("_severity")])
+    others = [n for _p, n, _t, _s in found if n != name]
+    also = f" (as {'does' if len(others) == 1 else 'do'} {', '.join(repr(str(n)) for n in others[:5])})" if others else ""
+    yield ctx.at(tool, "input_schema", *path, param=name, extra=also + tail, **sev)
 
 
 @check("TSL556")
