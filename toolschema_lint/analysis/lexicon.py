@@ -103,6 +103,31 @@ def _add(table: dict, key, classes: set[str]) -> None:
     table[key] = frozenset(table.get(key, frozenset()) | classes)
 
 
+# Latin-script languages often typed without their accents (`contrasena`, `nao`, `sifre`, `haslo`,
+# `erwaehnen`): each term of five letters or more also stands in its unaccented spelling (shorter ones would
+# become other words: `sûr` is `sur`). Vietnamese without its tones collides with other languages
+# (`số thẻ` would read `so the`): it is left out.
+_FOLDED = frozenset({"es", "pt", "fr", "it", "de", "pl", "tr"})
+_FOLD_LETTERS = str.maketrans({"ł": "l", "ı": "i", "đ": "d", "ø": "o", "æ": "ae", "œ": "oe"})
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"})
+
+
+def folded_spellings(term: str, lang: str) -> list[str]:
+    """The unaccented spellings of a normalised term (German: `ä` as `ae` and as `a`), other than itself."""
+    if lang not in _FOLDED or term.isascii():
+        return []
+    forms = [term.translate(_UMLAUTS)] if lang == "de" else []
+    forms.append(term)
+    out = []
+    for f in forms:
+        plain = "".join(c for c in unicodedata.normalize("NFKD", f.translate(_FOLD_LETTERS))
+                        if not unicodedata.combining(c))
+        plain = unicodedata.normalize("NFKC", plain)
+        if plain != term and plain not in out and len(plain.rstrip("*").replace(" ", "")) >= 5:
+            out.append(plain)
+    return out
+
+
 def build(files: dict[str, dict]) -> Lexicon:
     """Merge lexicon documents ({lang: {"terms": {CLASS: [terms]}}}) into one `Lexicon`."""
     words: dict[str, frozenset[str]] = {}
@@ -118,10 +143,13 @@ def build(files: dict[str, dict]) -> Lexicon:
             cls = ALIASES.get(cls, cls)
             if cls not in CLASSES or not isinstance(terms, list):
                 continue
-            for term in terms:
-                if not isinstance(term, str):
-                    continue
-                term = normalise_term(term)
+            spelled: list[str] = []
+            for raw in terms:
+                if isinstance(raw, str):
+                    t = normalise_term(raw)
+                    spelled.append(t)
+                    spelled.extend(folded_spellings(t, lang))
+            for term in spelled:
                 if not term:
                     continue
                 stem = term.endswith("*")

@@ -414,7 +414,7 @@ def _spelled(tg: _Tagger, lex: Lexicon, norm: str, m: re.Match, starts: list[int
     while i < n:
         best = None
         for L in range(min(16, n - i), 1, -1):
-            c = _word_classes(tg.lex, blob[i:i + L])
+            c = _lookup(tg.lex, blob[i:i + L])  # cached: a hostile run repeats its letters
             if c is not None and (blob[i:i + L] in tg.lex.words or L >= 4):
                 best = (L, c)
                 break
@@ -520,8 +520,16 @@ def spaced_view(text: str) -> tuple[str, int, int] | None:
 _IDENT_WORDS = re.compile(r"[A-Za-z0-9]+(?:[_\-][A-Za-z0-9]+){4,}")
 
 
+_IDENT_TAIL = re.compile(r"(?:[_\-][A-Za-z0-9.+\-]*@[A-Za-z0-9.\-]+|[_\-]https?://\S+)$")  # `..._to_x@host.example`
+
+
 def identifier_view(text: str) -> str | None:
-    """An identifier that is a sentence in disguise (`delete_branch_then_call_add_collaborator...`), as words."""
-    if len(text) > 300 or any(c.isspace() for c in text) or not _IDENT_WORDS.fullmatch(text):
+    """An identifier that is a sentence in disguise (`delete_branch_then_call_add_collaborator...`), as words;
+    an address at its end (`..._full_chat_to_leads@partner.example`) is kept whole."""
+    if len(text) > 300 or any(c.isspace() for c in text):
         return None
-    return re.sub(r"[_\-]+", " ", text)
+    tail = _IDENT_TAIL.search(text)
+    head = text[:tail.start()] if tail else text
+    if not _IDENT_WORDS.fullmatch(head):
+        return None
+    return re.sub(r"[_\-]+", " ", head) + (" " + tail.group()[1:] if tail else "")
