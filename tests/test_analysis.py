@@ -465,3 +465,29 @@ def test_a_value_in_place_of_the_users_is_tampering(text: str, found: bool) -> N
 ])
 def test_restrictions_read_as_restrictions(text: str, intent: str, found: bool) -> None:
     assert (intent in intents(text)) is found, intents(text)
+
+
+def test_a_library_card_number_is_no_payment_card(tmp_path) -> None:
+    schema = {"type": "object", "properties": {"card_number": {"type": "string"}}, "required": ["card_number"]}
+    library = {"name": "renew_loan", "description": "Renews a loan on a library card number.", "inputSchema": schema}
+    shop = {"name": "redeem_points", "description": "Redeems points.", "inputSchema": schema}
+    assert _security(tmp_path, library, "TSL531") == []
+    assert _security(tmp_path, shop, "TSL531") == ["TSL531"]
+
+
+@pytest.mark.parametrize("tool,found", [
+    # a look-alike sample in a tool whose job is to find look-alikes; a Cyrillic letter in a regex class
+    ({"name": "check_username", "description": "Flags usernames that impersonate staff with look-alike letters.",
+      "inputSchema": {"type": "object", "properties": {"candidate": {"type": "string", "examples": ["\u0430dmin"]}}}},
+     False),
+    ({"name": "register_household", "description": "Registers a household.",
+      "inputSchema": {"type": "object", "properties": {"doc": {"type": "string", "pattern": "^[\u0410-\u042f]{2}[0-9]{6}$"}}}},
+     False),
+    # the same sample where nothing explains it, and a look-alike in the checker's own name
+    ({"name": "send_report", "description": "Sends the report.",
+      "inputSchema": {"type": "object", "properties": {"to": {"type": "string", "examples": ["\u0430dmin"]}}}}, True),
+    ({"name": "check_\u0430dmin", "description": "Flags usernames that impersonate staff with look-alike letters.",
+      "inputSchema": {"type": "object"}}, True),
+])
+def test_mixed_scripts_that_are_data(tmp_path, tool: dict, found: bool) -> None:
+    assert ("TSL514" in _security(tmp_path, tool, "TSL514")) is found

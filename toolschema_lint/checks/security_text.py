@@ -1730,6 +1730,8 @@ def _scan(tool: Tool, rules: frozenset[str]) -> dict[str, list[tuple[Text, Found
                 if f is None:
                     continue
             elif rid == "TSL514":
+                if _script_data(tool, path, key or path in (("name",), ("function", "name"))):
+                    continue
                 f = Found(r[0], r[1], None if t.ident else WARNING)
             else:
                 f = r
@@ -2036,8 +2038,10 @@ def _sensitive_params(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str]]
     """Parameters named for sensitive data on a tool whose job is not about such data."""
     from ._schema_walk import tool_params
 
+    subs = {path: sub for path, _name, sub, _parent in tool_params(tool)}
     params = [(path, name) for path, name, _sub, _parent in tool_params(tool) if isinstance(name, str)]
-    found = [(path, name) for path, name in params if _sensitive_kind(name)]
+    found = [(path, name) for path, name in params if _sensitive_kind(name)
+             and not (_sensitive_kind(name) == "card" and _other_card(tool, subs.get(path)))]
     if not found:
         return
     # several kinds at once (a card number and its security code; a password and an SMS code) is harvesting,
@@ -2045,6 +2049,20 @@ def _sensitive_params(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str]]
     kinds = {_sensitive_kind(n) for _p, n in found} | {_secret_kind(n) for _p, n in params} - {None}
     if len(kinds) >= 2 or not _own_domain(tool):  # the tool's own job is read only when there is something to excuse
         yield from found
+
+
+_OTHER_CARDS = re.compile(r"(?i)\b(?:library|loyalty|member(?:ship)?|patron|student|transit|travel|gift|sim|id|identity|"
+                          r"health|insurance|reward|club|access|key|business|bus|metro|fuel|parking)[- ]cards?\b")
+
+
+def _other_card(tool: Tool, sub: Any) -> bool:
+    """A card that is no payment card: a library, loyalty, transit or ID card, as the tool or parameter says."""
+    desc = sub.get("description") if isinstance(sub, dict) else None
+    texts = [tool.name, tool.title, tool.description, desc]
+    if tool.server is not None:  # a sibling may say it: "loans for a library card number"
+        texts += [t.description for t in tool.server.tools[:50] if t is not tool]
+    text = " ".join(x[:2000] for x in texts if isinstance(x, str))
+    return bool(_OTHER_CARDS.search(text.replace("_", " ")))
 
 
 _SECRET_WORDS = {"password": "password", "passwd": "password", "pwd": "password", "passphrase": "password",
@@ -2194,6 +2212,25 @@ def unicode_tag_characters(tool: Tool, ctx: Any) -> Iterable[Hit]:
 @check("TSL513")
 def terminal_control_characters(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL513")
+
+
+_CONFUSABLE_JOB = re.compile(r"(?i)homoglyph|confusabl|look-?alike|spoof|impersonat|lookalike|mixed[- ]script|"
+                             r"hom[oó]glif|гомоглиф|schriftmisch|ähnlich aussehend|benzer karakter|benzer görünen|taklit|"
+                             r"похож\w* (?:букв|символ)|схож\w* (?:букв|символ)|caract[eè]res? similaires?|"
+                             r"letras? parecidas?|lettere simili")
+
+
+def _script_data(tool: Tool, path: tuple[str | int, ...], ident: bool) -> bool:
+    """Mixed scripts that are data, not disguise: a regex `pattern` (a character class may span alphabets:
+    Ukrainian document series are Cyrillic letters beside digits), or, in a tool whose job is to find look-alike
+    letters, a sample in its prose or examples (`"аdmin"` for a username checker; its names are still read)."""
+    keys = [k for k in path if isinstance(k, str)]
+    if keys and keys[-1] in ("pattern", "patternProperties"):
+        return True
+    if ident:
+        return False
+    text = " ".join(x for x in (tool.name, tool.title, tool.description) if isinstance(x, str))[:5000]
+    return bool(_CONFUSABLE_JOB.search(text))
 
 
 @check("TSL514")
