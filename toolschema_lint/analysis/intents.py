@@ -214,6 +214,23 @@ def _telling_negations(s: _Sentence) -> int:
     return len({n.start for n in s.get("NEG") if "WITHOUT" not in n.classes and any(0 < w - _w(n) <= 2 for w in tells)})
 
 
+_CLAUSE_OPEN = re.compile(r"(?:^|[.,;:!?()\n—–]|\s-\s)\s*(?:(?:please|bitte|por favor|per favore|s'il vous plaît|"
+                          r"proszę|пожалуйста|будь ласка|lütfen|lütfen)\s+)?$", re.IGNORECASE)
+
+
+def _kinds(s: _Sentence) -> int:
+    """Kinds of sensitive data the sentence names (a generic word such as `credentials` counts for none)."""
+    return len({k for t in s.get("SENS") if (k := " ".join(s.text[t.start:t.end].lower().split())) not in _GENERIC_SENS})
+
+
+def _imperative(s: _Sentence, v: Tag) -> bool:
+    """The verb opens its clause (`Frag die Halterin nach ...`, `poproś ich o hasło`, `ask them for the code`):
+    an order to the model. Only where the clause opens with the verb itself, in a Latin or Cyrillic script."""
+    if not s.text[v.start:v.end][:1].isalpha() or v.start >= len(s.text):
+        return False
+    return _CLAUSE_OPEN.search(s.text, max(0, v.start - 40), v.start) is not None
+
+
 _CANNOT = re.compile(r"(?i)\b(?:cannot|can['’]?t|can\s+not|could\s+not|couldn['’]?t)\b")
 # what is told is a claim about the user's situation ("don't tell the applicant they may start work until ...")
 _CLAIM_AFTER = re.compile(r"(?i)\s+(?:that\s+)?(?:they|he|she|it)\s+(?:may|can|could|will|would|are|is|have|has|should|"
@@ -520,13 +537,14 @@ def sensitive(s: _Sentence) -> Intent | None:
         verbs = [v for v in verbs if v not in negated]
         if not verbs or s.negated(x, 4, 0, ("NEG",)) or _mentioned(s, x) or all(_user_acts(s, v) for v in verbs):
             continue
-        if not s.has("USER", "ADDR"):
-            continue  # a request the model is to make of the user (`Cookies to send with the request` is not)
+        if not s.has("USER", "ADDR") and not (any(_imperative(s, v) for v in verbs) and _kinds(s) >= 2):
+            continue  # a request the model is to make of the user (`Cookies to send with the request` is not);
+            # an order that opens its clause and asks for two kinds of secret ("Frag die Tierhalterin nach dem
+            # Passwort und dem SMS-Code") names whom to ask itself; one kind may be a UI string being translated
         clauses = {x.clause} | {v.clause for v in verbs}
         if not s.addr and any(n.clause in clauses for n in s.get("NEG")):
             continue  # a negation where the data or the request is ("the code is not returned to the model")
-        kinds = {k for t in s.get("SENS") if (k := " ".join(s.text[t.start:t.end].lower().split())) not in _GENERIC_SENS}
-        return Intent("sensitive", "asks for " + _short(s, x), *_span(x, verbs[0]), _view(x, verbs[0]), len(kinds))
+        return Intent("sensitive", "asks for " + _short(s, x), *_span(x, verbs[0]), _view(x, verbs[0]), _kinds(s))
     return None
 
 
