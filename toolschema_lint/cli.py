@@ -258,6 +258,9 @@ def _gather_live(opts: dict[str, Any], settings: Settings | None = None,
 @click.option("--stdin-filename", default=None, metavar="NAME", help="Name to show for `-` (standard input); its extension tells the format.")
 @click.option("--max-file-size", "max_file_size", type=str, default=None, metavar="SIZE",
               help="Largest input file read (bytes, or with K, M or G; default 4M); larger ones get TSL007.")
+@click.option("--target", "targets", multiple=True, metavar="PROFILE",
+              help="Check compatibility with a provider or MCP revision (repeatable; see `toolschema-lint profiles`). "
+                   "Default: each tool's own format, newest revision.")
 @_capture_options
 @guarded
 def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
@@ -265,7 +268,8 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
           statistics: bool | None, quiet: bool | None, no_hints: bool, config: str | None, input_format: str | None,
           exclude: tuple[str, ...], explain: bool, color: bool | None, jobs: int | None = None, lock_file: str | None = None,
           baseline_file: str | None = None, write_baseline: str | None = None, stdin_filename: str | None = None,
-          max_file_size: str | None = None, show_settings: str | None = None, **live_opts: Any) -> int:
+          max_file_size: str | None = None, show_settings: str | None = None, targets: tuple[str, ...] = (),
+          **live_opts: Any) -> int:
     """Lint tool definition files and folders (`-` reads standard input), and live MCP servers (--server, --url,
     --client-config)."""
     severity: dict[str, str] = {}
@@ -291,6 +295,7 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         "lock_path": lock_file,
         "stdin_filename": stdin_filename,
         "max_file_size": _size(max_file_size) if max_file_size is not None else None,
+        "targets": _split(targets) or None,
     }
     settings = load_settings(config, cli_values)
     settings.severity.update(severity)
@@ -515,6 +520,23 @@ def rules_cmd(fmt: str, show_all: bool) -> int:
         for m in rows:
             mark = " " if m.default else "*"
             say(f"{m.id}{mark} {m.name:40} {str(m.severity):8} {m.summary}")
+    return EXIT_OK
+
+
+@main.command("profiles")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@guarded
+def profiles_cmd(fmt: str) -> int:
+    """List the compatibility profiles `check --target` accepts."""
+    from .profiles import profiles
+
+    table = profiles()
+    if fmt == "json":
+        say(json.dumps([{"id": pid, "family": p["family"], "strict": bool(p.get("strict")), "source": p["source"]}
+                        for pid, p in table.items()], indent=2, ensure_ascii=False))
+    else:
+        for pid, p in table.items():
+            say(f"{pid:18} {p['family']:10} {p['source']}")
     return EXIT_OK
 
 

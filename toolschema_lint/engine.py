@@ -132,7 +132,7 @@ class Engine:
             tool=tool.display_name if tool is not None else (hit.exchange.display_name if hit.exchange is not None
                                                              else hit.args.get("_tool_name")),
             severity=sev if type(sev) is Severity else Severity(sev),
-            tags=self._tags[rule_id],
+            tags=self._tags[rule_id] if "_profile" not in hit.args else (*self._tags[rule_id], f"profile:{hit.args['_profile']}"),
             document=target,
             tool_pointer=tool.pointer if tool is not None and target is (tool.document or target) else None,
         )

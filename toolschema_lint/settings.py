@@ -35,6 +35,7 @@ CONFIG_KEYS = {
     "servers",
     "rules",
     "lock",
+    "target",
 }
 
 
@@ -57,6 +58,7 @@ class Settings:
     input_format: str = "auto"
     exclude: list[str] = field(default_factory=list)
     max_file_size: int = 4 * 1024 * 1024
+    targets: list[str] = field(default_factory=list)  # compatibility profiles (TSL3xx); none: each tool's own
     stdin_filename: str | None = None  # the name `-` (standard input) is shown and detected as
     servers: dict[str, str] = field(default_factory=dict)  # glob -> server name (grouping)
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # id or name -> options
@@ -172,6 +174,8 @@ def apply_config(settings: Settings, table: dict[str, Any], source: str, cli_set
             if not isinstance(table[key], dict):
                 raise ConfigError(f"{source}: {key} must be a table of glob = [selectors]")
             getattr(settings, attr).update({k: _as_list(v, key) for k, v in table[key].items()})
+    if "target" in table and "targets" not in cli_set:
+        settings.targets = _as_list(table["target"], "target")
     if "lock" in table and "lock_path" not in cli_set:
         if not isinstance(table["lock"], str):
             raise ConfigError(f"{source}: lock must be a path (string)")
@@ -208,6 +212,12 @@ def resolve(settings: Settings) -> Settings:
         settings.fail_level = None if str(settings.fail_on).lower() == "never" else Severity.parse(settings.fail_on)
     except ValueError as e:
         raise ConfigError(f"fail-on: {e}") from None
+    if settings.targets:
+        from .profiles import names
+
+        unknown = [t for t in settings.targets if t not in names()]
+        if unknown:
+            raise ConfigError(f"target {', '.join(map(repr, unknown))}: no such profile (profiles: {', '.join(names())})")
     settings.severities = {}
     for sel, level in settings.severity.items():
         try:

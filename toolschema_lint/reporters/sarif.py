@@ -106,6 +106,9 @@ def render(result: Any, settings: Any) -> str:
             "partialFingerprints": {"toolschemaLint/v1": fp},
             "properties": {"pointer": f.pointer},
         }
+        profile = next((t[8:] for t in f.tags if t.startswith("profile:")), None)
+        if profile is not None:  # a compatibility finding (TSL3xx) names the profile it is about
+            res["properties"]["profile"] = profile
         if not res["locations"][0]["logicalLocations"]:
             del res["locations"][0]["logicalLocations"]
         if f.suppressed is not None:

@@ -1,0 +1,142 @@
+"""Provider compatibility (TSL3xx): what a profile (`rules/profiles.json`) rejects, ignores or changes.
+
+Each finding names the profile it is about, in its message and as a `profile:` tag. The profiles a tool
+is checked against come from `--target` (config `target`), else from the tool's own format
+(`profiles.own_profile`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Iterator
+
+from ..model import Hit, Severity, Tool, join_pointer
+from ..profiles import targets
+from ..registry import check
+from ._schema_walk import object_schemas, properties, walk
+
+# Tool fields by the MCP revision that introduced them (PROVIDERS.md 1.7, 1.8)
+_ADDED_IN = {"annotations": "2025-03-26", "title": "2025-06-18", "outputSchema": "2025-06-18", "_meta": "2025-06-18",
+             "icons": "2025-11-25", "execution": "2025-11-25"}
+_MCP_FIELDS = frozenset({"name", "description", "inputSchema", *_ADDED_IN})
+
+
+@lru_cache(maxsize=64)
+def _pattern(text: str) -> re.Pattern:
+    return re.compile(text)
+
+
+def _hit(ctx: Any, tool: Tool, pid: str, field_name: str, *tokens: str | int, **args: Any) -> Hit:
+    return ctx.at(tool, field_name, *tokens, profile=pid, _profile=pid, **args)
+
+
+@check("TSL301")
+def name_rejected_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    name = tool.name
+    if not isinstance(name, str):
+        return
+    for pid, prof in targets(tool, ctx.settings):
+        spec = prof.get("name")
+        if spec and not _pattern(spec["pattern"]).fullmatch(name):
+            yield _hit(ctx, tool, pid, "name", name=name[:80], rule=spec["rule"])
+
+
+@check("TSL302")
+def root_schema_rejected_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    schema = tool.input_schema
+    for pid, prof in targets(tool, ctx.settings):
+        if isinstance(schema, dict):
+            for key in prof.get("root_combinators", ()):
+                if key in schema:
+                    yield _hit(ctx, tool, pid, "input_schema", key, what=f"`{key}` at the root of the input schema",
+                               fix="describe one object with properties; move the alternatives into a parameter")
+        out = tool.output_schema
+        if prof.get("family") == "mcp" and prof.get("output_root_object") and isinstance(out, dict) \
+                and out.get("type", "object") != "object":
+            yield _hit(ctx, tool, pid, "output_schema", what="an output schema whose root is not `type: object`",
+                       fix="wrap the value in an object property")
+
+
+@check("TSL303")
+def keyword_rejected_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    schema = tool.input_schema
+    if not isinstance(schema, dict):
+        return
+    for pid, prof in targets(tool, ctx.settings):
+        rejected: dict[str, str] = prof.get("rejected_keywords") or {}
+        allowed = prof.get("parameters_keywords")
+        gemini_params = allowed is not None and not _json_schema_path(tool)
+        if not rejected and not gemini_params:
+            continue
+        own = tool.dialect == "gemini"
+        for path, node in walk(schema):
+            for key in node:
+                if not isinstance(key, str):
+                    continue
+                if key in rejected:
+                    yield _hit(ctx, tool, pid, "input_schema", *path, key, keyword=key, why=rejected[key])
+                elif gemini_params and key not in allowed:
+                    why = ("unknown fields fail the request" if own else
+                           "declare the tool with `parametersJsonSchema` to keep it, or drop it")
+                    yield _hit(ctx, tool, pid, "input_schema", *path, key, keyword=key,
+                               why=f"not part of Gemini's `parameters` schema: {why}",
+                               **({} if own else {"_severity": Severity.WARNING}))
+
+
+def _json_schema_path(tool: Tool) -> bool:
+    """A Gemini declaration given with `parametersJsonSchema` (plain JSON Schema: unsupported keywords are
+    ignored there, not rejected)."""
+    return tool.dialect == "gemini" and str(tool.fields.get("input_schema", "")).endswith("/parametersJsonSchema")
+
+
+def _objects_under(tool: Tool, ctx: Any, flag: str) -> Iterator[tuple[str, tuple[str | int, ...], dict]]:
+    """(profile id, path, object schema) of every object of the input schema, for each profile that sets `flag`."""
+    schema = tool.input_schema
+    if not isinstance(schema, dict):
+        return
+    for pid, prof in targets(tool, ctx.settings):
+        if prof.get(flag):
+            for path, node in object_schemas(schema):
+                yield pid, path, node
+
+
+@check("TSL305")
+def strict_optional_property(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    for pid, path, node in _objects_under(tool, ctx, "all_required"):
+        req = node.get("required")
+        listed = set(req) if isinstance(req, list) else set()
+        for name in properties(node):
+            if name not in listed:
+                yield _hit(ctx, tool, pid, "input_schema", *path, "properties", name, param=name)
+
+
+@check("TSL306")
+def strict_open_object(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    for pid, path, node in _objects_under(tool, ctx, "closed_objects"):
+        if node.get("additionalProperties", True) is not False:
+            has = "additionalProperties" in node
+            what = "sets `additionalProperties` to something other than false" if has else \
+                "does not set `additionalProperties`"
+            where = "the input schema" if not path else "object '" + "/".join(map(str, path)) + "'"
+            yield _hit(ctx, tool, pid, "input_schema", *path, *(("additionalProperties",) if has else ()),
+                       where=where, what=what)
+
+
+@check("TSL309")
+def field_not_in_revision(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    raw = tool.raw
+    if tool.dialect != "mcp" or not isinstance(raw, dict):
+        return
+    for pid, prof in targets(tool, ctx.settings):
+        if prof.get("family") != "mcp":
+            continue
+        allowed = set(prof.get("tool_fields", ()))
+        revision = pid.removeprefix("mcp-")
+        for key in raw:
+            if key in _MCP_FIELDS and key not in allowed:
+                added = _ADDED_IN.get(key, "")
+                why = (f"added in {added}; clients of {revision} ignore it" if added > revision else
+                       f"{revision} removed it, tasks moved to an extension; its clients ignore it")
+                yield Hit(join_pointer(tool.pointer, key), {"profile": pid, "_profile": pid, "field": key, "why": why},
+                          tool)
