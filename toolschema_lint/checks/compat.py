@@ -140,3 +140,40 @@ def field_not_in_revision(tool: Tool, ctx: Any) -> Iterator[Hit]:
                        f"{revision} removed it, tasks moved to an extension; its clients ignore it")
                 yield Hit(join_pointer(tool.pointer, key), {"profile": pid, "_profile": pid, "field": key, "why": why},
                           tool)
+
+
+@check("TSL307")
+def format_unsupported_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    schema = tool.input_schema
+    if not isinstance(schema, dict):
+        return
+    for pid, prof in targets(tool, ctx.settings):
+        formats = prof.get("formats")
+        if formats is None:
+            continue
+        for path, node in walk(schema):
+            fmt = node.get("format")
+            if isinstance(fmt, str) and fmt not in formats:
+                yield _hit(ctx, tool, pid, "input_schema", *path, "format", format=fmt[:60],
+                           supported=", ".join(formats))
+
+
+@check("TSL308")
+def gemini_type_form(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    schema = tool.input_schema
+    if not isinstance(schema, dict) or _json_schema_path(tool):
+        return
+    own = tool.dialect == "gemini"
+    for pid, prof in targets(tool, ctx.settings):
+        if not prof.get("nullable_keyword"):
+            continue
+        sev = {} if own else {"_severity": Severity.WARNING}
+        for path, node in walk(schema):
+            t = node.get("type")
+            if isinstance(t, list):
+                yield _hit(ctx, tool, pid, "input_schema", *path, "type", what=f"a list of types ({', '.join(map(str, t))[:60]})",
+                           fix="give one type and `nullable: true` where null is allowed", **sev)
+            enum = node.get("enum")
+            if isinstance(enum, list) and any(not isinstance(v, str) for v in enum):
+                yield _hit(ctx, tool, pid, "input_schema", *path, "enum", what="an enum with values that are not strings",
+                           fix="use string values (`\"1\"`), or a number with minimum and maximum", **sev)
