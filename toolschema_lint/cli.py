@@ -523,6 +523,54 @@ def rules_cmd(fmt: str, show_all: bool) -> int:
     return EXIT_OK
 
 
+@main.command("convert")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--to", "to", required=True, metavar="PROFILE", help="Target profile (see `toolschema-lint profiles`).")
+@click.option("--shape", type=click.Choice(["chat", "responses"]), default="chat",
+              help="OpenAI tool objects for Chat Completions (default) or the Responses API.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="File to write (default: standard output); a .yaml or .yml name writes YAML.")
+@click.option("--yaml", "as_yaml", is_flag=True, default=False, help="Write YAML (default: JSON, or as -o's extension says).")
+@click.option("--input-format", type=click.Choice(INPUT_FORMATS), default=None, help="Force the input dialect instead of detecting it.")
+@guarded
+def convert_cmd(paths: tuple[str, ...], to: str, shape: str, output: str | None, as_yaml: bool,
+                input_format: str | None) -> int:
+    """Write the tool set of PATHS in another provider's shape (MCP, OpenAI, Anthropic, Gemini). What the target
+    cannot keep is reported on standard error, one line per change."""
+    from .convert import convert
+    from .loaders import collect, load_source
+    from .profiles import names
+    from .text import sanitize
+
+    if to not in names():
+        raise ConfigError(f"--to {to!r}: no such profile (profiles: {', '.join(names())})")
+    tools = []
+    for src in collect(list(paths)):
+        doc = load_source(src, None if input_format in (None, "auto") else input_format)
+        bad = [p for p in doc.problems if p.args.get("_rule") in ("TSL001", "TSL002", "TSL007", "TSL008")]
+        if bad or doc.data is None:  # a file with parse errors is never converted
+            raise ConfigError(f"{src.display}: cannot be read as tool definitions (run `toolschema-lint check` on it)")
+        tools.extend(doc.tools)
+    if not tools:
+        raise ConfigError("no tool definitions in the paths given")
+    result = convert(tools, to, shape)
+    yaml_out = as_yaml or bool(output and output.lower().endswith((".yaml", ".yml")))
+    if yaml_out:
+        import yaml
+
+        text = yaml.safe_dump(result.data, sort_keys=False, allow_unicode=True, width=120)
+    else:
+        text = json.dumps(result.data, indent=2, ensure_ascii=False) + "\n"
+    emit(text, output)
+    for name, what in result.notes:
+        note(f"toolschema-lint: {sanitize(name)}: {what}")
+    if output:
+        n = len(tools)
+        note(f"toolschema-lint: wrote {n} tool{'s' if n != 1 else ''} for {to} to {output}"
+             + (f"; {len(result.notes)} change{'s' if len(result.notes) != 1 else ''} reported above" if result.notes else ""))
+    return EXIT_OK
+
+
 @main.command("profiles")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @guarded
