@@ -102,3 +102,15 @@ def test_an_array_output_root_is_accepted_only_from_2026_07_28(tmp_path, monkeyp
     Path("tools.json").write_text(json.dumps({"tools": [tool]}))
     assert _seen(run("--target", "mcp-2025-06-18")[1]) == {("TSL302", "mcp-2025-06-18")}
     assert run("--target", "mcp-2026-07-28")[1] == []
+
+
+def test_a_keyword_outside_the_documented_subset_is_a_warning_a_recorded_rejection_an_error(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    schema = {"type": "object", "additionalProperties": False, "required": ["a", "b"], "properties": {
+        "a": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+        "b": {"type": "string", "default": "x"}}}
+    Path("tools.json").write_text(json.dumps([{"type": "function", "function": {
+        "name": "f", "description": "Does f. Not for g.", "strict": True, "parameters": schema}}]))
+    _code, found = run()
+    assert sorted((f["message"].split("'")[1], f["severity"]) for f in found) == [("default", "error"),
+                                                                               ("uniqueItems", "warning")]

@@ -164,7 +164,7 @@ def _strictify(schema: Any, prof: dict, say: Any, path: str = "", depth: int = 0
     if not isinstance(schema, dict) or depth > MAX_DEPTH:
         return schema
     node = dict(schema)
-    for key, why in (prof.get("rejected_keywords") or {}).items():
+    for key, why in {**(prof.get("rejected_keywords") or {}), **(prof.get("unconfirmed_keywords") or {})}.items():
         if key in node:
             value = node.pop(key)
             if key == "oneOf" and isinstance(value, list):

@@ -65,9 +65,10 @@ def keyword_rejected_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
         return
     for pid, prof in targets(tool, ctx.settings):
         rejected: dict[str, str] = prof.get("rejected_keywords") or {}
+        unconfirmed: dict[str, str] = prof.get("unconfirmed_keywords") or {}
         allowed = prof.get("parameters_keywords")
         gemini_params = allowed is not None and not _json_schema_path(tool)
-        if not rejected and not gemini_params:
+        if not rejected and not unconfirmed and not gemini_params:
             continue
         own = tool.dialect == "gemini"
         for path, node in walk(schema):
@@ -75,11 +76,15 @@ def keyword_rejected_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
                 if not isinstance(key, str):
                     continue
                 if key in rejected:
-                    yield _hit(ctx, tool, pid, "input_schema", *path, key, keyword=key, why=rejected[key])
+                    yield _hit(ctx, tool, pid, "input_schema", *path, key, keyword=key, why=rejected[key],
+                               verdict="is rejected")
+                elif key in unconfirmed:  # outside the documented subset, no rejection on record: a warning
+                    yield _hit(ctx, tool, pid, "input_schema", *path, key, keyword=key, why=unconfirmed[key],
+                               verdict="may be rejected", _severity=Severity.WARNING)
                 elif gemini_params and key not in allowed:
                     why = ("unknown fields fail the request" if own else
                            "declare the tool with `parametersJsonSchema` to keep it, or drop it")
-                    yield _hit(ctx, tool, pid, "input_schema", *path, key, keyword=key,
+                    yield _hit(ctx, tool, pid, "input_schema", *path, key, keyword=key, verdict="is rejected",
                                why=f"not part of Gemini's `parameters` schema: {why}",
                                **({} if own else {"_severity": Severity.WARNING}))
 
