@@ -114,3 +114,27 @@ def test_a_keyword_outside_the_documented_subset_is_a_warning_a_recorded_rejecti
     _code, found = run()
     assert sorted((f["message"].split("'")[1], f["severity"]) for f in found) == [("default", "error"),
                                                                                ("uniqueItems", "warning")]
+
+
+PROFILE_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "profiles"
+
+
+@pytest.mark.parametrize("pid", sorted(p.name for p in PROFILE_FIXTURES.iterdir() if p.is_dir()))
+def test_each_profile_gives_the_documented_verdict(pid: str, update_golden: bool) -> None:
+    """Per profile: a definition its provider accepts draws no TSL3 finding; one it rejects draws the findings
+    in `rejected.json.expected`, each naming the profile."""
+    from toolschema_lint.engine import lint
+    from toolschema_lint.settings import Settings, resolve
+
+    def findings(name: str) -> list[str]:
+        result = lint(resolve(Settings(paths=[str(PROFILE_FIXTURES / pid / name)], select=["TSL3"], targets=[pid])))
+        return [f"{f.line}:{f.column} {f.rule_id} {f.severity} {f.message}" for f in result.active()]
+
+    assert findings("accepted.json") == []
+    got = findings("rejected.json")
+    assert got and all(f" {pid}: " in line for line in got)
+    golden = PROFILE_FIXTURES / pid / "rejected.json.expected"
+    if update_golden or not golden.exists():
+        golden.write_text("\n".join(got) + "\n", encoding="utf-8")
+    assert "\n".join(got) + "\n" == golden.read_text(encoding="utf-8")
+    assert set(names()) == {p.name for p in PROFILE_FIXTURES.iterdir() if p.is_dir()}

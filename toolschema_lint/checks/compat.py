@@ -71,9 +71,10 @@ def keyword_rejected_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
         if not rejected and not unconfirmed and not gemini_params:
             continue
         own = tool.dialect == "gemini"
+        at_root = set(prof.get("root_combinators", ()))  # TSL302 reports those at the root
         for path, node in walk(schema):
             for key in node:
-                if not isinstance(key, str):
+                if not isinstance(key, str) or not path and key in at_root:
                     continue
                 if key in rejected:
                     yield _hit(ctx, tool, pid, "input_schema", *path, key, keyword=key, why=rejected[key],
