@@ -258,6 +258,9 @@ def _gather_live(opts: dict[str, Any], settings: Settings | None = None,
 @click.option("--stdin-filename", default=None, metavar="NAME", help="Name to show for `-` (standard input); its extension tells the format.")
 @click.option("--max-file-size", "max_file_size", type=str, default=None, metavar="SIZE",
               help="Largest input file read (bytes, or with K, M or G; default 4M); larger ones get TSL007.")
+@click.option("--fix", "fix", is_flag=True, default=False, help="Apply the safe fixes, then report what remains.")
+@click.option("--unsafe-fixes", "unsafe_fixes", is_flag=True, default=False, help="With --fix or --diff: apply the unsafe fixes as well.")
+@click.option("--diff", "show_diff", is_flag=True, default=False, help="Show the fixes as a unified diff; change no file.")
 @click.option("--target", "targets", multiple=True, metavar="PROFILE",
               help="Check compatibility with a provider or MCP revision (repeatable; see `toolschema-lint profiles`). "
                    "Default: each tool's own format, newest revision.")
@@ -269,7 +272,7 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
           exclude: tuple[str, ...], explain: bool, color: bool | None, jobs: int | None = None, lock_file: str | None = None,
           baseline_file: str | None = None, write_baseline: str | None = None, stdin_filename: str | None = None,
           max_file_size: str | None = None, show_settings: str | None = None, targets: tuple[str, ...] = (),
-          **live_opts: Any) -> int:
+          fix: bool = False, unsafe_fixes: bool = False, show_diff: bool = False, **live_opts: Any) -> int:
     """Lint tool definition files and folders (`-` reads standard input), and live MCP servers (--server, --url,
     --client-config)."""
     severity: dict[str, str] = {}
@@ -322,6 +325,14 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         result = lint(settings, prepare=preparer(settings.format))
     else:
         result = _lint_groups(settings, groups, preparer(settings.format))
+    if fix or show_diff:
+        fixed = _apply_fixes(result, unsafe_fixes, show_diff)
+        if show_diff:
+            return EXIT_OK if not fixed else EXIT_FINDINGS
+        if fixed:  # the files changed: what remains is what the run reports
+            result = lint(settings, prepare=preparer(settings.format)) if groups is None else \
+                _lint_groups(settings, groups, preparer(settings.format))
+            note(f"toolschema-lint: fixed {fixed} finding{'s' if fixed != 1 else ''}")
     if baseline_file or write_baseline:
         _baseline(result, settings, baseline_file, write_baseline)
     if explain:
@@ -511,7 +522,7 @@ def rules_cmd(fmt: str, show_all: bool) -> int:
     if fmt == "json":
         say(json.dumps([
             {"id": m.id, "name": m.name, "severity": str(m.severity), "tags": m.tags, "summary": m.summary,
-             "fix": m.hint, "default": m.default, "security_severity": m.security_severity}
+             "fix": m.hint, "autofix": m.autofix, "default": m.default, "security_severity": m.security_severity}
             for m in rows
         ], indent=2, ensure_ascii=False))
     elif fmt == "markdown":
@@ -521,6 +532,67 @@ def rules_cmd(fmt: str, show_all: bool) -> int:
             mark = " " if m.default else "*"
             say(f"{m.id}{mark} {m.name:40} {str(m.severity):8} {m.summary}")
     return EXIT_OK
+
+
+def _apply_fixes(result: RunResult, unsafe: bool, diff_only: bool) -> int:
+    """Apply (or, with `diff_only`, print as a diff) the fixes of the run's active findings; returns how many
+    findings were fixed. Files with parse errors, standard input and live captures are left alone."""
+    from .fixes import apply_json, apply_yaml, edits_for, unified_diff
+
+    allowed = {"safe", "unsafe"} if unsafe else {"safe"}
+    rules = catalog()
+    by_doc: dict[str, list[Any]] = {}
+    for f in result.active():
+        if rules[f.rule_id].autofix in allowed:
+            by_doc.setdefault(f.path, []).append(f)
+    broken = {f.path for f in result.findings if f.rule_id in ("TSL001", "TSL002", "TSL007", "TSL008")}
+    fixed = 0
+    for doc in result.documents:
+        findings = by_doc.get(doc.path)
+        path = Path(doc.path)
+        if not findings or doc.path in broken or not path.is_file() or doc.format not in ("json", "yaml"):
+            continue  # a file that could not be parsed (or is no file) is never touched
+        raw = path.read_bytes()
+        text = raw.decode("utf-8-sig")
+        crlf = "\r\n" in text
+        body = text.replace("\r\n", "\n")
+        try:
+            if doc.format == "json":
+                data = json.loads(body)
+            else:
+                import yaml
+
+                data = yaml.safe_load(body)
+        except ValueError:
+            continue
+        except Exception:  # noqa: BLE001 - PyYAML's errors: the file changed since it was linted; leave it
+            continue
+        edits, count = [], 0
+        for f in findings:
+            got = edits_for(f, data)
+            if got:
+                count += 1
+                edits.extend(e for e in got if e not in edits)
+        if not edits:
+            continue
+        ordered = sorted(edits, key=lambda e: _pointer_key(e.pointer), reverse=True)  # later items first
+        new = (apply_json if doc.format == "json" else apply_yaml)(body, ordered)
+        if new == body:
+            continue
+        if crlf:
+            new = new.replace("\n", "\r\n")
+        if raw.startswith(b"\xef\xbb\xbf"):
+            new = "\ufeff" + new
+        if diff_only:
+            say(unified_diff(doc.path, text, new), nl=False)
+        else:
+            path.write_bytes(new.encode("utf-8"))
+        fixed += count
+    return fixed
+
+
+def _pointer_key(pointer: str) -> list[Any]:
+    return [(0, int(t)) if t.isdigit() else (1, t) for t in pointer.split("/")]
 
 
 @main.command("convert")
@@ -623,6 +695,8 @@ def rule_cmd(rule: str) -> int:
         "Why: " + " ".join(meta.rationale.split()),
         "",
         "Fix: " + meta.hint,
+        "Autofix: " + {"safe": "safe (check --fix)", "unsafe": "unsafe (check --fix --unsafe-fixes)",
+                       "none": "none"}[meta.autofix],
     ]
     for kind in ("bad", "good"):
         if kind in meta.examples:

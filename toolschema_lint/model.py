@@ -92,6 +92,7 @@ class RuleMeta:
     default: bool = True  # part of the recommended set
     aliases: list[str] = field(default_factory=list)
     scope: str = "tool"
+    autofix: str = "none"  # safe | unsafe | none: what `check --fix` (and `--unsafe-fixes`) may do about it
 
     @property
     def family(self) -> str:

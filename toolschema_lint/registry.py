@@ -110,7 +110,15 @@ def _meta(data: dict[str, Any]) -> RuleMeta:
         security_severity=data.get("security_severity"),
         default=bool(data.get("default", True)),
         aliases=list(data.get("aliases") or []),
+        autofix=_autofix(data),
     )
+
+
+def _autofix(data: dict[str, Any]) -> str:
+    value = str(data.get("autofix", "none"))
+    if value not in ("safe", "unsafe", "none"):
+        raise ValueError(f"{data.get('id')}: autofix must be safe, unsafe or none, not {value!r}")
+    return value
 
 
 BUILT = "catalog.json"  # the rule files, parsed: read instead of them while its digest matches

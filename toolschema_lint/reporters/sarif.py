@@ -80,6 +80,7 @@ def render(result: Any, settings: Any) -> str:
     index = {rid: i for i, rid in enumerate(ids)}
     descriptors = [rule_descriptor(rules[rid], severities.get(rid, rules[rid].severity)) for rid in ids]
     results = []
+    fix_cache: dict[str, Any] = {}
     for f, fp in fingerprinted(result.findings):
         message = f.message + (f" [{sanitize(f.tool, 80)}]" if f.tool else "")
         res: dict[str, Any] = {
@@ -106,6 +107,17 @@ def render(result: Any, settings: Any) -> str:
             "partialFingerprints": {"toolschemaLint/v1": fp},
             "properties": {"pointer": f.pointer},
         }
+        if rules[f.rule_id].autofix != "none":  # `check --fix` can fix it: the replacement, as SARIF `fixes`
+            from ..fixes import text_fix
+
+            change = text_fix(f, fix_cache)
+            if change is not None:
+                first, after, inserted = change
+                res["fixes"] = [{"description": {"text": f"toolschema-lint --fix ({rules[f.rule_id].autofix})"},
+                                 "artifactChanges": [{"artifactLocation": artifact(f.path), "replacements": [{
+                                     "deletedRegion": {"startLine": first, "startColumn": 1, "endLine": after,
+                                                       "endColumn": 1},
+                                     "insertedContent": {"text": inserted}}]}]}]
         profile = next((t[8:] for t in f.tags if t.startswith("profile:")), None)
         if profile is not None:  # a compatibility finding (TSL3xx) names the profile it is about
             res["properties"]["profile"] = profile
