@@ -61,11 +61,46 @@ def edits_for(f: Finding, data: Any) -> list[Edit]:
                 return []
             out.append(Edit("append", parent_ptr + "/required", name))
         return out
-    if f.rule_id == "TSL401":  # unsafe: close an open object
+    if f.rule_id in ("TSL401", "TSL306"):  # unsafe: close an open object
+        if tokens and tokens[-1] == "additionalProperties":
+            return [Edit("set", f.pointer, False)]
         node = _get(data, tokens)
         if isinstance(node, dict) and "additionalProperties" not in node:
             return [Edit("add", f.pointer, ("additionalProperties", False))]
+        return []
+    if f.rule_id == "TSL402":  # unsafe: state the shape the name says
+        m = _LOOKS_LIKE.search(f.message)
+        node = _get(data, tokens)
+        fmt = _FORMATS.get(m.group(1)) if m else None
+        if fmt and isinstance(node, dict) and "format" not in node:
+            return [Edit("add", f.pointer, ("format", fmt))]
+        return []
+    if f.rule_id == "TSL305":  # unsafe: strict mode's optional, a required property that admits null
+        from .convert import _nullable
+
+        node = _get(data, tokens)
+        if len(tokens) < 2 or tokens[-2] != "properties" or not isinstance(node, dict):
+            return []
+        parent = _get(data, tokens[:-2])
+        listed = parent.get("required") if isinstance(parent, dict) else None
+        if listed is not None and not isinstance(listed, list):
+            return []
+        t = node.get("type")
+        if isinstance(t, str):
+            out = [Edit("set", f.pointer + "/type", [t, "null"])]
+        elif isinstance(t, list):
+            out = [] if "null" in t else [Edit("append", f.pointer + "/type", "null")]
+        else:
+            out = [Edit("set", f.pointer, _nullable(node))]
+        if isinstance(node.get("enum"), list) and None not in node["enum"]:
+            out.append(Edit("append", f.pointer + "/enum", None))
+        return [*out, Edit("append", _join(tokens[:-2]) + "/required", tokens[-1])]
     return []
+
+
+_LOOKS_LIKE = re.compile(r"looks like an? (date-time|date|time|email address|URL|UUID) but")
+_FORMATS = {"date-time": "date-time", "date": "date", "time": "time", "email address": "email", "URL": "uri",
+            "UUID": "uuid"}
 
 
 _FOR_TYPE = {**dict.fromkeys(("minLength", "maxLength", "pattern", "format"), "string"),
@@ -195,7 +230,11 @@ def _json_edit(text: str, e: Edit) -> str:
             close = span[2] - 1
             return text[:close] + member + text[close:]
         last = sibs[-1]
-        gap = text[sibs[-2][2]:sibs[-1][0]] if len(sibs) > 1 else ", "
+        if len(sibs) > 1:
+            gap = text[sibs[-2][2]:sibs[-1][0]]
+        else:  # one member so far: on a line of its own when the container puts it on one
+            lead = text[span[1] + 1:last[0]]
+            gap = "," + lead if "\n" in lead else ", "
         return text[:last[2]] + gap + member + text[last[2]:]
     return text
 
