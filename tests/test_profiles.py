@@ -138,3 +138,17 @@ def test_each_profile_gives_the_documented_verdict(pid: str, update_golden: bool
         golden.write_text("\n".join(got) + "\n", encoding="utf-8")
     assert "\n".join(got) + "\n" == golden.read_text(encoding="utf-8")
     assert set(names()) == {p.name for p in PROFILE_FIXTURES.iterdir() if p.is_dir()}
+
+
+def test_strict_limits(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    props = {f"p{i}": {"type": "string", "description": "x"} for i in range(25)}
+    tool = {"name": "many_options", "description": "Has many options. Not for anything else.", "strict": True,
+            "input_schema": {"type": "object", "properties": props, "required": [], "additionalProperties": False}}
+    Path("tools.json").write_text(json.dumps([tool]))
+    _code, found = run()
+    assert [f["message"] for f in found if f["id"] == "TSL310"] == [
+        "anthropic-strict: 25 optional parameters (the limit is 24)"]
+    tool["input_schema"]["required"] = ["p0"]
+    Path("tools.json").write_text(json.dumps([tool]))
+    assert [f for f in run()[1] if f["id"] == "TSL310"] == []

@@ -183,3 +183,40 @@ def gemini_type_form(tool: Tool, ctx: Any) -> Iterator[Hit]:
             if isinstance(enum, list) and any(not isinstance(v, str) for v in enum):
                 yield _hit(ctx, tool, pid, "input_schema", *path, "enum", what="an enum with values that are not strings",
                            fix="use string values (`\"1\"`), or a number with minimum and maximum", **sev)
+
+
+@check("TSL310")
+def strict_limit_exceeded(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    schema = tool.input_schema
+    if not isinstance(schema, dict):
+        return
+    for pid, prof in targets(tool, ctx.settings):
+        limits = prof.get("limits")
+        if not limits:
+            continue
+        nodes = walk(schema)
+        objects = object_schemas(schema)
+        found: list[tuple[str, int, int]] = []  # (what, count, limit)
+        if "depth" in limits:
+            depth = max((sum(1 for t in path if t == "properties") for path, _n in objects), default=0) + 1
+            found.append(("levels of object nesting", depth, limits["depth"]))
+        if "properties" in limits:
+            found.append(("properties", sum(len(properties(n)) for _p, n in objects), limits["properties"]))
+        enums = [n["enum"] for _p, n in nodes if isinstance(n.get("enum"), list)]
+        if "enum_values" in limits:
+            found.append(("enum values", sum(len(e) for e in enums), limits["enum_values"]))
+        if "large_enum" in limits:
+            for e in enums:
+                if len(e) > limits["large_enum"]:
+                    chars = sum(len(v) for v in e if isinstance(v, str))
+                    found.append((f"characters in an enum of {len(e)} values", chars, limits["large_enum_chars"]))
+        if "optional" in limits:
+            optional = sum(1 for _p, n in objects for k in properties(n)
+                           if k not in (n.get("required") if isinstance(n.get("required"), list) else []))
+            found.append(("optional parameters", optional, limits["optional"]))
+        if "union_params" in limits:
+            unions = sum(1 for _p, n in nodes if "anyOf" in n or isinstance(n.get("type"), list))
+            found.append(("parameters with anyOf or a type list", unions, limits["union_params"]))
+        for what, count, limit in found:
+            if count > limit:
+                yield _hit(ctx, tool, pid, "input_schema", what=what, count=count, limit=limit)
