@@ -125,3 +125,10 @@ def test_sarif_results_carry_the_fix_as_a_replacement(tmp_path) -> None:
     assert fixes["TSL121"]["deletedRegion"]["startLine"] == 6
     assert fixes["TSL121"]["insertedContent"]["text"] == "        a: {type: string}\n"
     assert fixes["TSL108"]["insertedContent"]["text"] == "      required: [a]\n"
+
+
+def test_every_rule_declares_whether_it_can_be_fixed() -> None:
+    import yaml
+
+    for path in sorted((Path(__file__).resolve().parent.parent / "rules").glob("TSL*.yaml")):
+        assert yaml.safe_load(path.read_text(encoding="utf-8")).get("autofix") in ("safe", "unsafe", "none"), path.name

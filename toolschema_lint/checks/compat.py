@@ -220,3 +220,23 @@ def strict_limit_exceeded(tool: Tool, ctx: Any) -> Iterator[Hit]:
         for what, count, limit in found:
             if count > limit:
                 yield _hit(ctx, tool, pid, "input_schema", what=what, count=count, limit=limit)
+
+
+@check("TSL304")
+def keyword_ignored_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    schema = tool.input_schema
+    if not isinstance(schema, dict):
+        return
+    for pid, prof in targets(tool, ctx.settings):
+        if _json_schema_path(tool) and prof.get("json_schema_keywords"):
+            known = set(prof["json_schema_keywords"])
+            why = "not among the JSON Schema keywords Gemini documents; it is ignored, not enforced"
+            ignored = {k: why for _p, n in walk(schema) for k in n if isinstance(k, str) and k not in known}
+        else:
+            ignored = prof.get("ignored_keywords") or {}
+            if not ignored or (prof.get("parameters_keywords") is not None and tool.dialect != "gemini"):
+                continue
+        for path, node in walk(schema):
+            for key in node:
+                if isinstance(key, str) and key in ignored:
+                    yield _hit(ctx, tool, pid, "input_schema", *path, key, keyword=key, why=ignored[key])
