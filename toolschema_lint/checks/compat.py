@@ -27,6 +27,14 @@ def _pattern(text: str) -> re.Pattern:
     return re.compile(text)
 
 
+def _schema_targets(tool: Tool, ctx: Any) -> Iterator[tuple[dict, str, dict[str, Any]]]:
+    """(input schema, profile id, profile) for each profile of the run, when the tool has an input schema."""
+    schema = tool.input_schema
+    if isinstance(schema, dict):
+        for pid, prof in targets(tool, ctx.settings):
+            yield schema, pid, prof
+
+
 def _hit(ctx: Any, tool: Tool, pid: str, field_name: str, *tokens: str | int, **args: Any) -> Hit:
     return ctx.at(tool, field_name, *tokens, profile=pid, _profile=pid, **args)
 
@@ -60,10 +68,7 @@ def root_schema_rejected_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 @check("TSL303")
 def keyword_rejected_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    schema = tool.input_schema
-    if not isinstance(schema, dict):
-        return
-    for pid, prof in targets(tool, ctx.settings):
+    for schema, pid, prof in _schema_targets(tool, ctx):
         rejected: dict[str, str] = prof.get("rejected_keywords") or {}
         unconfirmed: dict[str, str] = prof.get("unconfirmed_keywords") or {}
         allowed = prof.get("parameters_keywords")
@@ -98,10 +103,7 @@ def _json_schema_path(tool: Tool) -> bool:
 
 def _objects_under(tool: Tool, ctx: Any, flag: str) -> Iterator[tuple[str, tuple[str | int, ...], dict]]:
     """(profile id, path, object schema) of every object of the input schema, for each profile that sets `flag`."""
-    schema = tool.input_schema
-    if not isinstance(schema, dict):
-        return
-    for pid, prof in targets(tool, ctx.settings):
+    for schema, pid, prof in _schema_targets(tool, ctx):
         if prof.get(flag):
             for path, node in object_schemas(schema):
                 yield pid, path, node
@@ -150,10 +152,7 @@ def field_not_in_revision(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 @check("TSL307")
 def format_unsupported_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    schema = tool.input_schema
-    if not isinstance(schema, dict):
-        return
-    for pid, prof in targets(tool, ctx.settings):
+    for schema, pid, prof in _schema_targets(tool, ctx):
         formats = prof.get("formats")
         if formats is None:
             continue
@@ -187,10 +186,7 @@ def gemini_type_form(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 @check("TSL310")
 def strict_limit_exceeded(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    schema = tool.input_schema
-    if not isinstance(schema, dict):
-        return
-    for pid, prof in targets(tool, ctx.settings):
+    for schema, pid, prof in _schema_targets(tool, ctx):
         limits = prof.get("limits")
         if not limits:
             continue
@@ -224,10 +220,7 @@ def strict_limit_exceeded(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 @check("TSL304")
 def keyword_ignored_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    schema = tool.input_schema
-    if not isinstance(schema, dict):
-        return
-    for pid, prof in targets(tool, ctx.settings):
+    for schema, pid, prof in _schema_targets(tool, ctx):
         if _json_schema_path(tool) and prof.get("json_schema_keywords"):
             known = set(prof["json_schema_keywords"])
             why = "not among the JSON Schema keywords Gemini documents; it is ignored, not enforced"
