@@ -152,3 +152,9 @@ def test_strict_limits(tmp_path, monkeypatch) -> None:
     tool["input_schema"]["required"] = ["p0"]
     Path("tools.json").write_text(json.dumps([tool]))
     assert [f for f in run()[1] if f["id"] == "TSL310"] == []
+
+
+def test_show_settings_names_the_targets(tool_file) -> None:
+    Path("toolschema-lint.toml").write_text('target = ["gemini", "openai"]\n')
+    out = CliRunner().invoke(main, ["check", "--show-settings", "tools.json"]).stdout
+    assert "target: gemini, openai" in out

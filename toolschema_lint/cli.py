@@ -474,6 +474,7 @@ def _describe_settings(settings: Settings, path: str) -> str:
         f"format: {settings.format}",
         f"input-format: {settings.input_format}",
         f"max-file-size: {settings.max_file_size}",
+        f"target: {', '.join(settings.targets) if settings.targets else '(each tool: its own format, newest revision)'}",
         f"exclude: {', '.join(settings.exclude) or '-'}",
         f"rule options: {json.dumps(settings.rules, sort_keys=True) if settings.rules else '-'}",
         f"enabled rules ({len(settings.enabled)}): {', '.join(sorted(settings.enabled))}",
@@ -563,9 +564,7 @@ def _apply_fixes(result: RunResult, unsafe: bool, diff_only: bool) -> int:
                 import yaml
 
                 data = yaml.safe_load(body)
-        except ValueError:
-            continue
-        except Exception:  # noqa: BLE001 - PyYAML's errors: the file changed since it was linted; leave it
+        except Exception:  # noqa: BLE001 - JSON's or PyYAML's errors: the file changed since it was linted; leave it
             continue
         edits, count = [], 0
         for f in findings:
