@@ -233,3 +233,34 @@ def keyword_ignored_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
             for key in node:
                 if isinstance(key, str) and key in ignored:
                     yield _hit(ctx, tool, pid, "input_schema", *path, key, keyword=key, why=ignored[key])
+
+
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 token
+
+
+@check("TSL311")
+def header_annotation_rejected(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    for schema, pid, prof in _schema_targets(tool, ctx):
+        key = prof.get("header_annotation")
+        if not key:
+            continue
+        reachable = {id(sub) for sub in properties(schema).values()}  # statically reachable: the root's properties
+        seen: dict[str, str] = {}
+        for path, node in walk(schema):
+            if key not in node:
+                continue
+            value = node[key]
+            t = node.get("type")
+            why = None
+            if not isinstance(value, str) or not value or not _TOKEN.fullmatch(value):
+                why = "its value must be a non-empty header name: an RFC 9110 token, no spaces or line breaks"
+            elif t not in ("string", "integer", "boolean"):
+                why = "only a string, integer or boolean property may carry it, not a number, object or array"
+            elif id(node) not in reachable:
+                why = "only a property of the input schema's root is statically reachable"
+            elif value.lower() in seen:
+                why = f"the header name repeats '{seen[value.lower()]}', compared without regard to case"
+            else:
+                seen[value.lower()] = value
+            if why:
+                yield _hit(ctx, tool, pid, "input_schema", *path, key, why=why)
