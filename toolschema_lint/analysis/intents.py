@@ -114,7 +114,7 @@ class _Sentence:
                 if self._before_follows(n):
                     continue  # "göndermeden önce" is "before sending", not "without sending"
                 d = _w(n) - w
-                if d > 0 and ("NEG" not in n.classes or self.text[n.end:n.end + 4].lower() in (" to ", " to\n")):
+                if d > 0 and ("NEG" not in n.classes or self.text[n.end:n.end + 3].lower() == " to"):
                     continue  # after the word only a negation negates ("mention it instead" does not); "tell them
                     # not to": the negation belongs to what follows
                 if d < 0 and _HANGUL.search(self.text, n.start, n.end) and "NONEED" not in n.classes:

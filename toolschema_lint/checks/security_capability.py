@@ -156,6 +156,10 @@ _ANYWHERE = re.compile(r"\b(?:any\s+(?:file|path|directory|folder|location)|abso
 
 
 _CODE_CALLBACKS = {"callback", "hook"}
+# words before `code` that keep it program code (`source_code`, `python_code`); other words name an identifier
+_CODE_QUALIFIERS = {"source", "python", "py", "js", "javascript", "typescript", "ts", "shell", "bash", "sh", "sql", "r",
+                    "ruby", "lua", "script", "program", "snippet", "user", "custom", "inline", "raw", "cell", "node",
+                    "powershell", "perl", "go", "java", "c", "cpp", "rust", "php", "run", "exec", "eval"}
 _FUNCTION_DESC = re.compile(r"\b(?:function|method|handler|lambda|closure|callable)\b", re.IGNORECASE)
 _ATTACHED = {"attachment", "attachments", "attach", "attached", "image", "images", "media", "photo", "photos"}
 
@@ -172,7 +176,9 @@ def param_kind(name: str, schema: Any, sibling_names: Iterable[str], ttext: str,
     context = pdesc + " " + ttext
     if head in _CMD_HEADS or _CMD_DESC.search(pdesc):
         return "command"
-    if head in _CODE_HEADS and _EXEC.search(context) and (head not in ("expression", "expr") or _CODE_LANG.search(context)):
+    qualified = head == "code" and len(ws) > 1 and ws[-2] not in _CODE_QUALIFIERS  # `study_code`, `zip_code`
+    if head in _CODE_HEADS and not qualified and _EXEC.search(context) \
+            and (head not in ("expression", "expr") or _CODE_LANG.search(context)):
         return "command"
     if "sql" in ws or _SQL_DESC.search(pdesc) or (head in _QUERY_HEADS and (_SQL_WORD.search(pdesc) or _SQL_KEYWORD.search(pdesc)
                                                  or (not _SEARCHY.search(pdesc) and _DB_CONTEXT.search(ttext)))):
@@ -531,6 +537,8 @@ def arbitrary_recipient_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
         joined, leaf = "_".join(words(name)), string_leaf(sub)
         if leaf is None or real_pattern(leaf.get("pattern")) or leaf.get("format") in _NOT_RECIPIENT:
             continue
+        if words(name)[-1] in ("id", "ids", "uuid", "key", "ref", "refs"):
+            continue  # `recipient_party_id`: a reference to a registered party, not an address the model writes
         named = joined in _RECIPIENTS or set(words(name)) & {"recipient", "recipients", "bcc", "cc"}
         if named and (sends or joined != "to") or (sends and joined in _CONTACTS):
             # a hidden copy is what a confirmation dialog is least likely to catch: no discount for bcc
@@ -601,6 +609,7 @@ def unsanitized_html_output(tool: Tool, ctx: Any) -> Iterator[Hit]:
 # --- risky capability without a brake ----------------------------------------------------------------
 
 _READ_VERBS = {"get", "list", "read", "search", "fetch", "find", "view", "show", "describe", "count", "check",
+               "draft", "prepare", "plan",
                "validate", "preview", "lookup", "inspect", "explain", "query", "dry", "estimate", "quote", "simulate",
                "status", "history", "calculate", "calc", "compute", "convert", "predict", "forecast", "analyze",
                "analyse", "compare", "verify", "format", "parse"}
@@ -632,7 +641,8 @@ _CAP_DESC = {
 # a description that names destructive SQL only as what fails or what is flagged, not as what the tool does
 _STATEMENTS_FAIL = re.compile(r"read[- ]?only|\bfail|\breject|\bblocked\b|\bnot (?:allowed|permitted)\b|\bflag|"
                               r"solo (?:tiene )?permiso|réplica de lectura|только для чтения|только чтение|"
-                              r"\bfallan?\b|\bé rejeitad|\béchou", re.IGNORECASE)
+                              r"\bfallan?\b|\bé rejeitad|\béchou|\brecusad|\brechazad|\brefusé|\brejeté|\babgelehnt|"
+                              r"\brifiutat|\bodrzucan|\bотклоня|\bотхиля|\breddedil|\bditolak", re.IGNORECASE)
 _CAP_DESC_DELETE_VERB = re.compile(r"\b(?:permanently|irreversibly|irrevocably)\s+(?:delete|remove|erase|destroy|wipe)s?\b"
                                    r"|\b(?:deletes?|removes?|wipes?|erases?|destroys?|purges?)\s+(?:all|every|the\s+entire)\b"
                                    r"|\brm\s+-rf\b", re.IGNORECASE)
