@@ -533,3 +533,22 @@ def test_a_draft_moves_no_money_and_refused_writes_are_no_writes(tmp_path) -> No
 ])
 def test_protective_wordings(text: str, intent: str, found: bool) -> None:
     assert (intent in intents(text)) is found, intents(text)
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("Snippet injected into the headless Chromium preview page and evaluated there before the PDF is captured.",
+     "command"),
+    ("Dropped verbatim into the WHERE clause of the review platform's PostgreSQL query.", "sql"),
+    ("Il testo viene accodato così com'è alla clausola WHERE della query sul database, senza alcun controllo.", "sql"),
+    ("입력한 문자열은 가마 컨트롤러에서 파이썬 식으로 그대로 eval되므로, 함수 호출로 적어도 됩니다.", "command"),
+])
+def test_a_capability_only_the_description_reveals(text: str, kind: str) -> None:
+    assert described_capability(text)[0] == kind
+
+
+@pytest.mark.parametrize("text", [
+    "A short snippet of the matching line, for display.",
+    "Which column to sort by; the WHERE clause is built by the server from the filters.",
+])
+def test_words_of_code_and_queries_alone_reveal_nothing(text: str) -> None:
+    assert described_capability(text) is None

@@ -785,6 +785,15 @@ _INTERPRETER = re.compile(r"/bin/|(?<![\w])(?:sh|bash|zsh|shell|powershell|pwsh|
 _CAP_CLASSES = frozenset({"EXEC", "EVAL", "QUERY", "FETCH", "UPLOAD", "OVERWRITE", "SEND"})
 
 
+# the value goes into a statement as it is: no escaping, no check
+_RAW_INTO = re.compile(
+    r"(?i)verbatim|\bas[- ]is\b|unescaped|unchecked|without (?:any )?(?:escaping|check|validation|sanitiz)|"
+    r"concatenat|\bappended\b|\bpasted\b|\binserted (?:in)?to\b|dropped (?:verbatim )?into|così com'è|"
+    r"senza (?:alcun )?controllo|tel quel|sans (?:échappement|contrôle|vérification)|tal cual|sin (?:escapar|control)|"
+    r"como está|sem (?:escape|controle|validação)|unverändert|ungeprüft|ohne (?:prüfung|escaping)|как есть|"
+    r"без (?:проверки|экранирования)|як є|без перевірки|olduğu gibi|그대로|そのまま|原样|原封不动|nguyên văn|apa adanya")
+
+
 @lru_cache(maxsize=16384)
 def described_capability(description: str) -> tuple[str, str] | None:
     """(kind, why) when a parameter's description says its value is executed or evaluated as code
@@ -816,7 +825,9 @@ def described_capability(description: str) -> tuple[str, str] | None:
             or lead and near("EXEC", "CODE", 14) \
             or any(abs(_w(e) - _w(c)) <= 10 for e in by.get("EXEC", ()) for c in interpreters):
         return "command", "its description says the value is executed or evaluated as code"
-    if near("QUERY", "EXEC", 8) or near("DB", "EXEC", 8) and "FETCH" in classes:
+    if near("QUERY", "EXEC", 8) or near("DB", "EXEC", 8) and "FETCH" in classes \
+            or "QUERY" in classes and _RAW_INTO.search(a.text) is not None:
+        # or put into a query as it is ("dropped verbatim into the WHERE clause", "accodato così com'è alla clausola")
         # "goes to the main database and is executed there as a request" (`запрос`: request or query)
         return "sql", "its description says the value is run as a database query"
     if "FETCH" in classes and "INTERNAL" in classes and ("SINK" in classes or "://" in a.text):
