@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Tool
-from .profiles import profiles
+from .checks._schema_walk import resolve_local
+from .profiles import is_strict, profiles
 
 SHAPES = ("chat", "responses")  # OpenAI: Chat Completions or Responses API tool objects
 MAX_DEPTH = 64
@@ -32,12 +33,6 @@ MAX_DEPTH = 64
 class Conversion:
     data: Any
     notes: list[tuple[str, str]] = field(default_factory=list)  # (tool name, what could not be kept)
-
-
-def _strict(tool: Tool) -> bool:
-    raw = tool.raw if isinstance(tool.raw, dict) else {}
-    fn = raw.get("function") if isinstance(raw.get("function"), dict) else raw
-    return fn.get("strict") is True or raw.get("strict") is True
 
 
 def _source_schema(tool: Tool) -> Any:
@@ -55,7 +50,7 @@ def convert(tools: list[Tool], to: str, shape: str = "chat") -> Conversion:
         name = tool.display_name
         say = lambda msg, _n=name: notes.append((_n, f"{to}: {msg}"))  # noqa: E731
         schema = _source_schema(tool)
-        if _strict(tool) and not prof.get("strict"):
+        if is_strict(tool) and not prof.get("strict"):
             schema = _unstrict(schema)
         if prof.get("strict"):
             schema = _strictify(schema, prof, say)
@@ -268,8 +263,8 @@ def _openapi(schema: Any, prof: dict, say: Any, where: str, path: str = "", dept
     node = dict(schema)
     ref = node.pop("$ref", None)
     if isinstance(ref, str):
-        target = _local(root, ref)
-        if target is None or depth > 16:
+        found, target, _path = resolve_local(root, ref) if ref.startswith("#") else (False, None, ())
+        if not found or not isinstance(target, dict) or depth > 16:
             say(f"`$ref` {ref} at {where}{path or '/'} removed (cannot be resolved or is recursive)")
         else:
             node = {**target, **node}
@@ -305,16 +300,3 @@ def _openapi(schema: Any, prof: dict, say: Any, where: str, path: str = "", dept
             value = [_openapi(s, prof, say, where, f"{path}/anyOf/{i}", depth + 1, root) for i, s in enumerate(value)]
         out[key] = value
     return out
-
-
-def _local(root: Any, ref: str) -> Any:
-    if not ref.startswith("#/"):
-        return None
-    node = root
-    for tok in ref[2:].split("/"):
-        tok = tok.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, dict) or tok not in node:
-            return None
-        node = node[tok]
-    return node if isinstance(node, dict) else None
-

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .model import Finding, split_pointer
+from .model import Finding, node_at, split_pointer
 
 _TYPE_NAMES = {"str": "string", "string_": "string", "text": "string", "int": "integer", "long": "integer",
                "float": "number", "double": "number", "decimal": "number", "bool": "boolean", "dict": "object",
@@ -36,13 +36,13 @@ def edits_for(f: Finding, data: Any) -> list[Edit]:
     if f.rule_id in ("TSL108", "TSL115"):  # a repeated entry of `required` / `enum`
         return [Edit("delete", f.pointer)] if tokens and tokens[-1].isdigit() else []
     if f.rule_id == "TSL121":
-        current = _get(data, tokens)
+        current = node_at(data, _join(tokens))
         m = _SUGGESTION.search(f.message)
         new = _TYPE_NAMES.get(str(current).lower()) or (m.group(1) if m else None)
         return [Edit("set", f.pointer, new)] if isinstance(current, str) and new else []
     if f.rule_id == "TSL111":
         m = _SUGGESTION.search(f.message)
-        parent = _get(data, tokens[:-1])
+        parent = node_at(data, _join(tokens[:-1]))
         if not m or not isinstance(parent, dict) or m.group(1) in parent or not _applies(m.group(1), parent):
             return []  # no single correction, it would overwrite a key, or it would not apply to the type
         return [Edit("rename", f.pointer, m.group(1))]
@@ -50,10 +50,10 @@ def edits_for(f: Finding, data: Any) -> list[Edit]:
         if len(tokens) < 3 or tokens[-3] != "properties":
             return []
         flag, name = tokens[-1], tokens[-2]
-        value = _get(data, tokens)
+        value = node_at(data, _join(tokens))
         wants = (value is True) if flag.lower() in ("required", "isrequired") else (value is False)
         parent_ptr = _join(tokens[:-3])
-        parent = _get(data, tokens[:-3])
+        parent = node_at(data, _join(tokens[:-3]))
         out = [Edit("delete", f.pointer)]
         listed = parent.get("required") if isinstance(parent, dict) else None
         if wants and not (isinstance(listed, list) and name in listed):
@@ -64,13 +64,13 @@ def edits_for(f: Finding, data: Any) -> list[Edit]:
     if f.rule_id in ("TSL401", "TSL306"):  # unsafe: close an open object
         if tokens and tokens[-1] == "additionalProperties":
             return [Edit("set", f.pointer, False)]
-        node = _get(data, tokens)
+        node = node_at(data, _join(tokens))
         if isinstance(node, dict) and "additionalProperties" not in node:
             return [Edit("add", f.pointer, ("additionalProperties", False))]
         return []
     if f.rule_id == "TSL402":  # unsafe: state the shape the name says
         m = _LOOKS_LIKE.search(f.message)
-        node = _get(data, tokens)
+        node = node_at(data, _join(tokens))
         fmt = _FORMATS.get(m.group(1)) if m else None
         if fmt and isinstance(node, dict) and "format" not in node:
             return [Edit("add", f.pointer, ("format", fmt))]
@@ -78,10 +78,10 @@ def edits_for(f: Finding, data: Any) -> list[Edit]:
     if f.rule_id == "TSL305":  # unsafe: strict mode's optional, a required property that admits null
         from .convert import _nullable
 
-        node = _get(data, tokens)
+        node = node_at(data, _join(tokens))
         if len(tokens) < 2 or tokens[-2] != "properties" or not isinstance(node, dict):
             return []
-        parent = _get(data, tokens[:-2])
+        parent = node_at(data, _join(tokens[:-2]))
         listed = parent.get("required") if isinstance(parent, dict) else None
         if listed is not None and not isinstance(listed, list):
             return []
@@ -122,18 +122,6 @@ def _applies(keyword: str, node: dict) -> bool:
 
 def _join(tokens: list[str]) -> str:
     return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
-
-
-def _get(data: Any, tokens: list[str]) -> Any:
-    node = data
-    for t in tokens:
-        if isinstance(node, dict) and t in node:
-            node = node[t]
-        elif isinstance(node, list) and t.isdigit() and int(t) < len(node):
-            node = node[int(t)]
-        else:
-            return None
-    return node
 
 
 # --- JSON: splicing spans -------------------------------------------------------------------------------
@@ -263,7 +251,7 @@ def apply_yaml(text: str, edits: Iterable[Edit]) -> str:
 
 def _yaml_edit(data: Any, e: Edit) -> None:
     tokens = split_pointer(e.pointer)
-    parent = _get(data, tokens[:-1]) if tokens else None
+    parent = node_at(data, _join(tokens[:-1])) if tokens else None
     last = tokens[-1] if tokens else None
     if e.op == "set" and parent is not None:
         parent[int(last) if isinstance(parent, list) else last] = e.value
@@ -275,13 +263,13 @@ def _yaml_edit(data: Any, e: Edit) -> None:
         value = parent.pop(last)
         parent.insert(i, e.value, value)
     elif e.op == "append":
-        target = _get(data, tokens)
+        target = node_at(data, _join(tokens))
         if isinstance(target, list):
             target.append(e.value)
         elif target is None and isinstance(parent, dict):
             parent[last] = [e.value]
     elif e.op == "add":
-        target = _get(data, tokens)
+        target = node_at(data, _join(tokens))
         if isinstance(target, dict):
             target[e.value[0]] = e.value[1]
 

@@ -29,7 +29,8 @@ def names() -> tuple[str, ...]:
     return tuple(profiles())
 
 
-def _strict(tool: Tool) -> bool:
+def is_strict(tool: Tool) -> bool:
+    """The tool asks for its provider's strict mode (`strict: true`, on the function or the tool object)."""
     raw = tool.raw if isinstance(tool.raw, dict) else {}
     fn = raw.get("function") if isinstance(raw.get("function"), dict) else raw
     return fn.get("strict") is True or raw.get("strict") is True
@@ -39,9 +40,9 @@ def own_profile(tool: Tool) -> str:
     """The newest profile of the tool's own format."""
     dialect = tool.dialect or "mcp"
     if dialect.startswith("openai"):
-        return "openai-strict" if _strict(tool) else "openai"
+        return "openai-strict" if is_strict(tool) else "openai"
     if dialect == "anthropic":
-        return "anthropic-strict" if _strict(tool) else "anthropic"
+        return "anthropic-strict" if is_strict(tool) else "anthropic"
     if dialect == "gemini":
         return "gemini"
     return NEWEST_MCP

@@ -27,12 +27,14 @@ def _pattern(text: str) -> re.Pattern:
     return re.compile(text)
 
 
-def _schema_targets(tool: Tool, ctx: Any) -> Iterator[tuple[dict, str, dict[str, Any]]]:
-    """(input schema, profile id, profile) for each profile of the run, when the tool has an input schema."""
+def _schema_targets(tool: Tool, ctx: Any, needs: str | None = None) -> Iterator[tuple[dict, str, dict[str, Any]]]:
+    """(input schema, profile id, profile) for each profile of the run (that sets `needs`), when the tool has an
+    input schema."""
     schema = tool.input_schema
     if isinstance(schema, dict):
         for pid, prof in targets(tool, ctx.settings):
-            yield schema, pid, prof
+            if needs is None or prof.get(needs):
+                yield schema, pid, prof
 
 
 def _hit(ctx: Any, tool: Tool, pid: str, field_name: str, *tokens: str | int, **args: Any) -> Hit:
@@ -103,10 +105,9 @@ def _json_schema_path(tool: Tool) -> bool:
 
 def _objects_under(tool: Tool, ctx: Any, flag: str) -> Iterator[tuple[str, tuple[str | int, ...], dict]]:
     """(profile id, path, object schema) of every object of the input schema, for each profile that sets `flag`."""
-    for schema, pid, prof in _schema_targets(tool, ctx):
-        if prof.get(flag):
-            for path, node in object_schemas(schema):
-                yield pid, path, node
+    for schema, pid, _prof in _schema_targets(tool, ctx, flag):
+        for path, node in object_schemas(schema):
+            yield pid, path, node
 
 
 @check("TSL305")
@@ -156,10 +157,8 @@ def field_not_in_revision(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 @check("TSL307")
 def format_unsupported_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    for schema, pid, prof in _schema_targets(tool, ctx):
-        formats = prof.get("formats")
-        if formats is None:
-            continue
+    for schema, pid, prof in _schema_targets(tool, ctx, "formats"):
+        formats = prof["formats"]
         for path, node in walk(schema):
             fmt = node.get("format")
             if isinstance(fmt, str) and fmt not in formats:
@@ -169,14 +168,10 @@ def format_unsupported_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 @check("TSL308")
 def gemini_type_form(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    schema = tool.input_schema
-    if not isinstance(schema, dict) or _json_schema_path(tool):
+    if _json_schema_path(tool):
         return
-    own = tool.dialect == "gemini"
-    for pid, prof in targets(tool, ctx.settings):
-        if not prof.get("nullable_keyword"):
-            continue
-        sev = {} if own else {"_severity": Severity.WARNING}
+    sev = {} if tool.dialect == "gemini" else {"_severity": Severity.WARNING}
+    for schema, pid, _prof in _schema_targets(tool, ctx, "nullable_keyword"):
         for path, node in walk(schema):
             t = node.get("type")
             if isinstance(t, list):
@@ -190,10 +185,8 @@ def gemini_type_form(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 @check("TSL310")
 def strict_limit_exceeded(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    for schema, pid, prof in _schema_targets(tool, ctx):
-        limits = prof.get("limits")
-        if not limits:
-            continue
+    for schema, pid, prof in _schema_targets(tool, ctx, "limits"):
+        limits = prof["limits"]
         nodes = walk(schema)
         objects = object_schemas(schema)
         found: list[tuple[str, int, int]] = []  # (what, count, limit)
@@ -244,10 +237,8 @@ _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 token
 
 @check("TSL311")
 def header_annotation_rejected(tool: Tool, ctx: Any) -> Iterator[Hit]:
-    for schema, pid, prof in _schema_targets(tool, ctx):
-        key = prof.get("header_annotation")
-        if not key:
-            continue
+    for schema, pid, prof in _schema_targets(tool, ctx, "header_annotation"):
+        key = prof["header_annotation"]
         reachable = {id(sub) for sub in properties(schema).values()}  # statically reachable: the root's properties
         seen: dict[str, str] = {}
         for path, node in walk(schema):

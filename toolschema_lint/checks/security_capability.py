@@ -783,11 +783,10 @@ _SQL_WRITES = re.compile(r"\b(?:INSERT|UPDATE|DELETE|DROP|ALTER|TRUNCATE|MERGE|G
 def runs_writing_sql(tool: Tool) -> bool:
     """A raw query parameter (TSL541's kind) on a tool whose description says statements that change data run
     too, and that does not say they fail (a read-only role or replica)."""
-    if not any(kind == "sql" for _p, _n, _l, kind in _kinds(tool)):
+    queries = [leaf for _p, _n, leaf, kind in _kinds(tool) if kind == "sql"]
+    if not queries:
         return False
-    desc = _text(tool.description)[:20_000]
-    pdescs = " ".join(_desc(sub) for _p, _n, sub, kind in _kinds(tool) if kind == "sql")
-    text = desc + " " + pdescs
+    text = _text(tool.description)[:20_000] + " " + " ".join(_desc(leaf) for leaf in queries)
     return bool(_SQL_WRITES.search(text)) and not _STATEMENTS_FAIL.search(text) and not _states_read_only(tool)
 
 

@@ -2021,17 +2021,24 @@ def _sensitive_kind(name: str) -> str | None:
     return None
 
 
-def _own_domain(tool: Tool) -> bool:
-    """Whether the tool's own job (its name, or its server's name) concerns credentials or payments."""
+def _job_words(tool: Tool) -> list[str]:
+    """The words of the tool's name and title, in order: what its own job is called."""
     from .security_capability import words
 
-    ws = set(words(tool.name)) | set(words(tool.title if isinstance(tool.title, str) else ""))
-    if ws & _SENSITIVE_DOMAINS:
-        return True
-    # a name in another language (`dogrulama_kodu_gonder`: send a verification code) read with the lexicons
+    return [*words(tool.name), *words(tool.title if isinstance(tool.title, str) else "")]
+
+
+def _job_classes(tool: Tool) -> frozenset[str]:
+    """The lexicon classes of the tool's name and title words (a name in another language: `dogrulama_kodu_gonder`)."""
     from ..analysis.text import analyse
 
-    return any("SENS" in t.classes or "PAY" in t.classes for t in analyse(" ".join(sorted(ws))[:500]).tags)
+    ws = _job_words(tool)
+    return frozenset().union(*(t.classes for t in analyse(" ".join(ws)[:500]).tags)) if ws else frozenset()
+
+
+def _own_domain(tool: Tool) -> bool:
+    """Whether the tool's own job (its name, or its server's name) concerns credentials or payments."""
+    return bool(_SENSITIVE_DOMAINS.intersection(_job_words(tool)) or _job_classes(tool) & {"SENS", "PAY"})
 
 
 def _sensitive_params(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str]]:
@@ -2156,13 +2163,7 @@ _PROMPT_WORDS = frozenset({"prompt", "prompts", "instructions", "transcript", "t
 def _prompt_tool(tool: Tool) -> bool:
     """Whether the tool's own job is prompts, instructions or conversations (`publish_system_prompt`,
     `zmien_prompt_systemowy`, `export_chat_transcript`): its name or title, read in order."""
-    from ..analysis.text import analyse
-    from .security_capability import words
-
-    ws = [*words(tool.name), *words(tool.title if isinstance(tool.title, str) else "")]
-    if _PROMPT_WORDS.intersection(ws):
-        return True
-    return bool(ws) and any(t.classes & {"CONTEXT", "INSTR"} for t in analyse(" ".join(ws)[:500]).tags)
+    return bool(_PROMPT_WORDS.intersection(_job_words(tool)) or _job_classes(tool) & {"CONTEXT", "INSTR"})
 
 
 def _gate_capture(tool: Tool, found: Found, _text: str) -> Found | None:
