@@ -58,8 +58,10 @@ def test_a_file_that_does_not_parse_is_still_reported_in_a_folder(tmp_path: Path
 
 
 def test_a_run_that_checked_nothing_does_not_pass(tmp_path: Path) -> None:
-    (tmp_path / "package.json").write_text('{"name": "x"}\n')
-    proc = _check(".", cwd=tmp_path)
+    sub = tmp_path / "server"
+    sub.mkdir()
+    (sub / "package.json").write_text('{"name": "x"}\n')
+    proc = _check("server", cwd=tmp_path)
     assert proc.returncode == 2
     assert "Nothing was checked: 1 file found, none holds tool definitions" in proc.stdout
     assert "nothing was checked" in proc.stderr
@@ -67,7 +69,26 @@ def test_a_run_that_checked_nothing_does_not_pass(tmp_path: Path) -> None:
     empty.mkdir()
     proc = _check("empty", cwd=tmp_path)
     assert proc.returncode == 2 and "Nothing was checked: no tool definition files found" in proc.stdout
-    assert _check(".", "--exit-zero", cwd=tmp_path).returncode == 0
+    assert _check("server", "--exit-zero", cwd=tmp_path).returncode == 0
+    assert _check("missing-folder", cwd=tmp_path).returncode == 2
+
+
+def test_check_dot_on_a_server_package_without_tool_files_passes_and_says_so(tmp_path: Path) -> None:
+    """An npm MCP server checkout (tools defined in code): `check .`, the Action's default, is not a failed gate."""
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "package.json").write_text('{"name": "@scope/server-x", "bin": {"server-x": "dist/index.js"}}\n')
+    (tmp_path / "dist" / "index.js").write_text("console.log('server')\n")
+    (tmp_path / "README.md").write_text("# server-x\n")
+    for here in (".", "./", str(tmp_path)):
+        proc = _check(here, cwd=tmp_path)
+        assert proc.returncode == 0, (here, proc.stderr)
+        assert "Nothing was checked: 1 file found, none holds tool definitions" in proc.stdout
+        assert "nothing was checked: no tool definition files under the working directory" in proc.stderr
+    # the same folder named from outside is a path that yields nothing: still exit 2
+    assert _check(tmp_path.name, cwd=tmp_path.parent).returncode == 2
+    # and a real finding under `.` still fails the gate
+    (tmp_path / "tools.json").write_text(json.dumps(TOOLS))
+    assert _check(".", cwd=tmp_path).returncode == 1
 
 
 def test_color_is_forced_into_a_pipe_and_off_by_default(tmp_path: Path) -> None:

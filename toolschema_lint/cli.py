@@ -351,10 +351,21 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         note(f"toolschema-lint: error: {err}")
     if (settings.paths and live is None and not settings.extra_sources and not result.files and not result.tools
             and not result.errors and not settings.exit_zero):
+        if _only_working_directory(settings.paths):
+            # `check .` (the Action's default) in a repository whose tools live in code, not in files: the
+            # repository is clean as far as this linter can see, so the gate passes and says so
+            note("toolschema-lint: nothing was checked: no tool definition files under the working directory")
+            return exit_code(result, settings)
         # a mistyped CI path or a folder without tool files must not read as a passing gate
         note("toolschema-lint: nothing was checked: no tool definitions in the paths given")
         return EXIT_USAGE
     return exit_code(result, settings)
+
+
+def _only_working_directory(paths: list[str]) -> bool:
+    """Every path given is the working directory itself (`.`, `./`, its absolute path)."""
+    here = Path.cwd().resolve()
+    return all(p != "-" and Path(p).resolve() == here for p in paths)
 
 
 def _baseline(result: RunResult, settings: Settings, read_from: str | None, write_to: str | None) -> None:
