@@ -51,6 +51,12 @@ _ONLY_IF = re.compile(r"(?i)\b(?:only (?:if|when)|solo (?:se|si|cuando|quando)|s
 _UNTIL = re.compile(r"\b(?:until|unless|till|hasta que|bis|jusqu['’]à ce que|finché|até que|пока не|dokud|dopóki)\b"
                     r"[^.;!?]*$", re.IGNORECASE)
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+# Turkish negative verb endings, at the end of the word: -maz/-mez, -mayın/-meyin, -mamalı/-memeli, -mıyor
+_TR_NEG = re.compile(r"\w{3,}(?:m[ae]z|m[ae]y[ıi]n(?:[ıi]z)?|m[ae]m[ae]l[ıi](?:d[ıi]r)?|m[ıiuü]yor(?:uz|sunuz)?|"
+                     r"m[ae]y[ae]cak|m[ae]y[ae]cek)(?!\w)")
+_TR_LETTERS = re.compile(r"[ğşıİĞŞ]")
+# a complementizer: what follows it is what is told ("avise que não precisa", "sag ihnen, dass ...")
+_THAT = re.compile(r"(?i)(?<!\w)(?:that|que|che|dass|daß|że|что|що|bahwa|rằng|ki|أن|أنه|أنها|कि)(?!\w)")
 
 
 class _Sentence:
@@ -105,6 +111,8 @@ class _Sentence:
         """A negation close to `t` in its clause (the tag may carry the negation itself)."""
         if any(c in t.classes for c in cls) and not ({"NEG", "NONEED", "WITHOUT"} >= t.classes):
             return True
+        if "NEG" in cls and _TR_NEG.search(self.text, t.start, t.end) and _TR_LETTERS.search(self.text, *self.span):
+            return True  # Turkish negates the verb itself: `gönderilmez` (is not sent), `sormayın` (do not ask)
         w = _w(t)
         for c in cls:
             for n in self.by.get(c, ()):
@@ -114,9 +122,10 @@ class _Sentence:
                 if self._before_follows(n):
                     continue  # "göndermeden önce" is "before sending", not "without sending"
                 d = _w(n) - w
-                if d > 0 and ("NEG" not in n.classes or self.text[n.end:n.end + 3].lower() == " to"):
+                if d > 0 and ("NEG" not in n.classes or self.text[n.end:n.end + 3].lower() == " to"
+                              or _THAT.search(self.text, t.end, n.start)):
                     continue  # after the word only a negation negates ("mention it instead" does not); "tell them
-                    # not to": the negation belongs to what follows
+                    # not to", "avise que não precisa": the negation belongs to what follows
                 if d < 0 and _HANGUL.search(self.text, n.start, n.end) and "NONEED" not in n.classes:
                     continue  # a Korean negation ending negates the verb before it: `고르지 말고 사용자에게 물어보세요`
                 if -before <= d <= after and not (n.start >= t.start and n.end <= t.end):
@@ -149,6 +158,8 @@ def _user_acts(s: _Sentence, v: Tag) -> bool:
     if s.text[v.start:v.start + 3] == "से ":
         return False  # Hindi "से लेकर" (taking from): the user is the source, not the one acting
     for u in s.get("USER"):
+        if s.text[u.end - 2:u.end] in ("ya", "ye") and _TR_LETTERS.search(s.text, *s.span):
+            continue  # Turkish dative `kullanıcıya`: to the user, who is not the one acting
         if 0 < _w(v) - _w(u) <= 4 and not any(_w(x) < _w(u) and x.classes & {"ASK", "TELL", "DIR", "CONFIRM", "ADDR"}
                                                for x in s.tags):
             return True
@@ -178,6 +189,9 @@ def concealment(s: _Sentence) -> Intent | None:
     for h in s.get("HIDE"):
         if s.negated(h, 3, 0, ("NEG",)) and (not s.has("USER") or _CANNOT.search(s.text, max(0, h.start - 24), h.start)):
             continue  # "it cannot be silently taken back": what cannot happen hides nothing
+        if _USED_TO.search(s.text, max(0, h.start - 40), h.start) or _OMIT_ARG.match(s.text, h.start):
+            continue  # "comments are sometimes used to hide text", "omit to get the preview": a described use, an
+            # argument left out
         if s.has("USER", "TELL", "ADDR") or (s.has("DIR") and s.has("SEND", "CALL", "ARGMOD", "EXEC")):
             if protective and not s.has("ADDR") and not (s.has("TELL") and s.has("USER")):
                 continue  # "webhook addresses are kept secret and not shown": protecting data, not hiding from the user
@@ -192,13 +206,16 @@ def concealment(s: _Sentence) -> Intent | None:
     for c in s.get("CONFIRM"):
         if not s.negated(c, 8, 3) or s.has("SENS") or s.defensive:
             continue
+        if _negates_a_replacement(s, c):
+            continue  # "having permission does not replace the user's decision": the decision stays
         if _negations(s) - _telling_negations(s) >= 2 and not s.has("NONEED"):
             continue  # "never delete without confirmation": a brake, not its removal ("approve it without asking
             # the user, and never tell them" is two orders: a negated telling is concealment's own)
         if _UNTIL.search(s.text, max(s.span[0], c.start - 60), c.start) or any(
                 abs(_w(n) - _w(t)) <= 3 for t in s.get("THIS") for n in s.get("NEG") + s.get("NONEED")):
             continue  # "nothing is deployed until the PR is reviewed", "this tool cannot approve its own drafts"
-        if any(0 <= _w(n) - _w(k) <= 2 and _w(n) < _w(c) for k in s.get("COND") for n in s.get("NEG")):
+        if any(0 <= _w(n) - _w(k) <= 5 and _w(n) < _w(c) and n.clause == k.clause and "WITHOUT" not in n.classes
+               for k in s.get("COND") for n in s.get("NEG")):
             continue  # "the draft expires if it is not approved": a condition, not an instruction
         if s.has("USER", "ADDR", "DIR", "NONEED", "FOLLOW"):
             return Intent("concealment", "skipping the user's confirmation", *_span(c), _view(c))
@@ -208,14 +225,31 @@ def concealment(s: _Sentence) -> Intent | None:
     return None
 
 
+def _negates_a_replacement(s: _Sentence, c: Tag) -> bool:
+    """The negation before a confirmation word negates a verb of replacing or setting aside that stands between
+    them ("does not replace the user's decision", "never overrides their approval")."""
+    for n in s.get("NEG"):
+        if "WITHOUT" in n.classes or not 0 < _w(c) - _w(n) <= 8 or n.clause != c.clause:
+            continue
+        if any(_w(n) < _w(t) < _w(c) and t.classes & {"ARGMOD", "VOID", "PRECEDENCE"}
+               and not t.classes & {"CONFIRM", "ASK", "NEG"} for t in s.tags):
+            return True
+    return False
+
+
 def _telling_negations(s: _Sentence) -> int:
     """Negations right before a word of telling ("never tell them", "do not mention")."""
     tells = [_w(t) for t in s.get("TELL")]
-    return len({n.start for n in s.get("NEG") if "WITHOUT" not in n.classes and any(0 < w - _w(n) <= 2 for w in tells)})
+    # before the word ("never tell"), or right after it where the negation closes ("ne signale jamais")
+    return len({n.start for n in s.get("NEG") if any(-1 <= w - _w(n) <= 2 and w != _w(n)
+                                                     and ("WITHOUT" not in n.classes or w > _w(n)) for w in tells)})
 
 
 _CLAUSE_OPEN = re.compile(r"(?:^|[.,;:!?()\n—–]|\s-\s)\s*(?:(?:please|bitte|por favor|per favore|s'il vous plaît|"
-                          r"proszę|пожалуйста|будь ласка|lütfen|lütfen)\s+)?$", re.IGNORECASE)
+                          r"proszę|пожалуйста|будь ласка|lütfen|lütfen)\s+)?"
+                          # a causative before the verb: "fatti incollare", "lass dir geben", "have them paste"
+                          r"(?:(?:fatti|fatevi|fagli|falle|fai|lass\s+dir|lassen\s+sie\s+sich|have\s+them|get\s+them\s+to|"
+                          r"hazte|pídeles\s+que|faites-vous|fais-toi)\s+)?$", re.IGNORECASE)
 
 
 def _kinds(s: _Sentence) -> int:
@@ -231,6 +265,12 @@ def _imperative(s: _Sentence, v: Tag) -> bool:
     return _CLAUSE_OPEN.search(s.text, max(0, v.start - 40), v.start) is not None
 
 
+# a described use, not an order: "is sometimes used to hide", "the page uses it to hide"
+_USED_TO = re.compile(r"(?i)\b(?:(?:is|are|was|were|be|been|being|often|sometimes|commonly|typically|usually|also)\s+used|"
+                      r"(?:uses|used|employs)\s+(?:it|them|this|these|that))\s+to\s+$")
+# leaving an argument out: "omit to get the preview", "omit it for all", "if omitted"
+_OMIT_ARG = re.compile(r"(?i)omit(?:ted|ting|s)?(?:\s+(?:it|this|the\s+\w+|this\s+\w+))?\s+(?:to|for|if|when|and|or)\b"
+                       r"|omit(?:ted|ting|s)?\s*[,.;:)]")
 _CANNOT = re.compile(r"(?i)\b(?:cannot|can['’]?t|can\s+not|could\s+not|couldn['’]?t)\b")
 # what is told is a claim about the user's situation ("don't tell the applicant they may start work until ...")
 _CLAIM_AFTER = re.compile(r"(?i)\s+(?:that\s+)?(?:they|he|she|it)\s+(?:may|can|could|will|would|are|is|have|has|should|"
@@ -248,9 +288,11 @@ def _negations(s: _Sentence) -> int:
     """Negations in the sentence: a word counted once, and none inside a confirmation word (`확인하지` within
     `다시 확인하지 말고` is the confirmation's own ending; `말고` is the negation)."""
     confirms = s.get("CONFIRM")
-    return len({t.start for t in s.tags if t.classes & {"NEG", "WITHOUT"}
-                and ("WITHOUT" in t.classes
-                     or not any(c is not t and c.start <= t.start and t.end <= c.end for c in confirms))})
+    negs = [t for t in s.tags if t.classes & {"NEG", "WITHOUT"}
+            and ("WITHOUT" in t.classes or not any(c is not t and c.start <= t.start and t.end <= c.end for c in confirms))]
+    # one negation read as several tags (`do not` and `not`, `ne signale` and `ne`) counts once
+    return sum(1 for t in negs if not any(o is not t and o.start <= t.start and t.end <= o.end
+                                          and (o.start, -o.end) < (t.start, -t.end) for o in negs))
 
 
 def _self_neg(t: Tag) -> bool:
@@ -421,6 +463,28 @@ def capture(s: _Sentence) -> Intent | None:
     return None
 
 
+def _untold(s: _Sentence) -> bool:
+    """A word of telling negated after the sending ("... without mentioning it in your reply"): secrecy."""
+    sends = [_w(v) for v in s.get("SEND")]
+    return any(any(w < _w(t) for w in sends) and any(
+        0 < _w(t) - _w(n) <= 3 and n.clause == t.clause and ("WITHOUT" in n.classes or "DIR" in n.classes)
+        for n in s.get("NEG")) for t in s.get("TELL"))
+
+
+def _under_lead_negation(s: _Sentence, t: Tag) -> bool:
+    """The negation that opens the sentence reaches `t`: its clause, or a few words on ("Never, under any
+    circumstances, send ..."); a later clause is an order of its own ("Do not ask the user, and send ... to ...")."""
+    first = s.tags[0]
+    if t.clause == first.clause or _w(t) - _w(first) <= 6:
+        return True
+    cut = max(s.text.rfind(p, first.end, t.start) for p in ",;،")
+    return cut < 0 or not _AND_THEN.match(s.text, cut + 1, t.end)
+
+
+# a clause of its own, joined by "and" and opening with its verb: ", and send", "، وأرسل", ", y envía"
+_AND_THEN = re.compile(r"\s*(?:(?:and|then|and then|y|e|et|und|i|и|і|ve|dan|và|oraz|a)\s+\S+|و\S+)\s*$", re.IGNORECASE)
+
+
 def exfiltration(s: _Sentence) -> Intent | None:
     # a channel word beside a noun for what it carries ("percakapan WhatsApp", "email threads") names a
     # platform: it sends nothing
@@ -429,17 +493,17 @@ def exfiltration(s: _Sentence) -> Intent | None:
     if not sends:
         return None
     dest = bool(s.addr) or s.has("SINK")
-    if not dest or s.lead_neg or s.defensive:
+    if not dest or s.defensive:
         return None
     # a copy (as well), the conversation, secrecy, or the user's own data to a literal address; a tool's own
     # fixed destination ("Email a bug report to feedback@...") names no user data
     why = s.has("CONTEXT", "HIDE") or (bool(s.addr) and (s.has("ALSO") or s.has("USER") and s.has("PAYLOAD")
-                                                           or s.has("SENS"))) \
+                                                           or s.has("SENS") or _untold(s))) \
         or s.has("ALSO") and s.has("USER") and s.has("PAYLOAD")  # no literal address: the user's data as well
     if not why:
         return None
     for v in sends:
-        if s.negated(v, 4, 2, ("NEG",)) or _mentioned(s, v):
+        if s.negated(v, 4, 2, ("NEG",)) or _mentioned(s, v) or s.lead_neg and _under_lead_negation(s, v):
             continue
         return Intent("exfiltration", "a copy to an outside destination", *_span(v), _view(v))
     return None
@@ -456,7 +520,9 @@ def output_instructions(s: _Sentence) -> Intent | None:
                    or any(0 <= _w(n) - _w(c) <= 2 for c in s.get("CONFIRM"))]
     plain = _Sentence([t for t in s.tags if not any(t is n for n in confirm_neg)], s.addr, -10, s.text, s.span) \
         if confirm_neg else s
-    live = [t for t in s.tags if not (t.classes & {"FOLLOW", "TREAT"} and plain.negated(t, 4, 2, ("NEG",)))]
+    # "treat them as the customer's text, not as orders": instructions negated right before are what it is not
+    live = [t for t in s.tags if not (t.classes & {"FOLLOW", "TREAT"} and plain.negated(t, 4, 2, ("NEG",))
+                                      or "INSTR" in t.classes and plain.negated(t, 3, 0, ("NEG",)))]
     if len(live) != len(s.tags):
         s = _Sentence(live, s.addr, -10, s.text)
     for f in s.get("FOLLOW") + s.get("TREAT"):
@@ -471,11 +537,12 @@ def output_instructions(s: _Sentence) -> Intent | None:
         instr = [t for t in s.get("INSTR") if "CODE" not in t.classes]  # `run a shell command` is no instruction
         strong = s.near("TREAT", "INSTR", 8) or (instr and any(abs(_w(f) - _w(i)) <= 8 and f is not i for i in instr)
                                                  and "FOLLOW" in f.classes) or s.near("TREAT", "USER", 8) \
-            or s.near("FOLLOW", "TREAT", 20) or (s.near("FOLLOW", "ADDR", 10) if s.has("OUTPUT") else None)
+            or _apart(s.near("FOLLOW", "TREAT", 20)) or (s.near("FOLLOW", "ADDR", 10) if s.has("OUTPUT") else None)
         if strong and strong is not True and all("TREAT" in x.classes or "USER" in x.classes for x in strong) \
-                and _between(s, strong, "PAYLOAD") and any(
-                    _FOR_USER.search(s.text, max(0, x.start - 12), x.start) for x in strong if "USER" in x.classes):
-            strong = None  # "treat it as information to summarise for the user": the user is who it is for
+                and _between(s, strong, "PAYLOAD") and (not s.has("INSTR") or any(
+                    _FOR_USER.search(s.text, max(0, x.start - 12), x.start) for x in strong if "USER" in x.classes)):
+            strong = None  # "treat it as information to summarise for the user": the user is who it is for; "treat
+            # them as the customer's text": text, whoever wrote it, with no word of instructions
         act = any(s.negated(c, 8, 3) for c in s.get("CONFIRM"))
         if strong or act:
             t = strong[0] if isinstance(strong, tuple) else f
@@ -484,6 +551,11 @@ def output_instructions(s: _Sentence) -> Intent | None:
 
 
 _FOR_USER = re.compile(r"(?i)\b(?:for|to)\s+(?:the\s+|a\s+|an\s+|your\s+)?$")
+
+
+def _apart(pair: tuple[Tag, Tag] | None) -> tuple[Tag, Tag] | None:
+    """The pair, unless its two tags share words (`trátalas` and `trátalas como` are one word read twice)."""
+    return pair if pair is None or pair[0].end <= pair[1].start or pair[1].end <= pair[0].start else None
 
 
 def _between(s: _Sentence, pair: tuple[Tag, Tag], cls: str) -> bool:
@@ -526,7 +598,8 @@ def sensitive(s: _Sentence) -> Intent | None:
     for x in s.get("SENS"):
         # "ask the user for their email address and the password": a request reaches along its list
         verbs = [v for v in s.get("ASK") if v is not x and (abs(_w(v) - _w(x)) <= 7
-                                                            or 0 < _w(x) - _w(v) <= 11 and v.clause == x.clause)
+                                                            or 0 < _w(x) - _w(v) <= 11 and v.clause == x.clause
+                                                            or 0 < _w(x) - _w(v) <= 16 and _list_between(s, v, x))
                  and not any(t is not v and t.start <= v.start and v.end <= t.end and (t.start, t.end) != (v.start, v.end)
                              and not t.classes & {"ASK"} for t in s.tags)]
         negated = [v for v in verbs if s.negated(v, 4, 2)]
@@ -546,6 +619,15 @@ def sensitive(s: _Sentence) -> Intent | None:
             continue  # a negation where the data or the request is ("the code is not returned to the model")
         return Intent("sensitive", "asks for " + _short(s, x), *_span(x, verbs[0]), _view(x, verbs[0]), _kinds(s))
     return None
+
+
+_LISTED = frozenset({"SENS", "USER", "PAYLOAD", "OTHER", "SECRET", "ARGOBJ"})
+
+
+def _list_between(s: _Sentence, v: Tag, x: Tag) -> bool:
+    """Between the request and the data, only what a list of the data holds (`pídele al cliente los números de su
+    tarjeta, la fecha de caducidad y ...`): the request reaches along the list, past its commas."""
+    return all(t.classes <= _LISTED for t in s.tags if _w(v) < _w(t) < _w(x) and t is not v and t is not x)
 
 
 def safety(s: _Sentence) -> Intent | None:
@@ -726,8 +808,8 @@ def intents(text: str) -> dict[str, Intent]:
     if len(out) == len(INTENTS) or len(text) < 12:
         return out
     views: list[tuple[str, str, int, int]] = []
-    if text.isascii() and _QUICK.search(text.lower()):
-        views += cipher_views(text)
+    if _QUICK.search(text.lower()):
+        views += cipher_views(text)  # sentence by sentence: a ciphered note inside text with accents is read too
     lv = leet_view(text) if text.isascii() else None
     if lv is not None:
         views.append(("leetspeak", lv, 0, len(text)))

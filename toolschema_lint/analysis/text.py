@@ -33,7 +33,7 @@ LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t"
 _LEET_WORD = re.compile(r"(?<![\w@$!|€+])(?=[\w@$!|€+]*[a-z])(?=[\w@$!|€+]*[0-9@$!|€+])[\w@$!|€+]{3,40}(?![\w@$!|€+])")
 _SPACED = re.compile(r"(?<![^\W_])(?:[^\W\d_][ .\-_·•*/|]{1,2}){3,}[^\W\d_](?![^\W_])")
 SENTENCE_END = re.compile(r"[.!?。！？؟।॥]+(?=\s|$|[\"'”’)\]])|[\n\r]+|[。！？؟।॥]")
-CLAUSE_END = re.compile(r"[,;:，；：、—–()\[\]{}<>\"“”«»]|(?<!\w)(?:but|however|unless|although|though|except|"
+CLAUSE_END = re.compile(r"[,;:，；：、،؛—–()\[\]{}<>\"“”«»]|(?<!\w)(?:but|however|unless|although|though|except|"
                         r"yet|pero|mais|aber|ma|но|але|ale|ama|لكن|लेकिन|하지만|nhưng|tetapi|但是|但|しかし|ただし)(?!\w)")
 MAX_CHARS = 2_000_000  # characters analysed per string (a description past this is an anomaly reported elsewhere)
 
@@ -430,14 +430,25 @@ def _spelled(tg: _Tagger, lex: Lexicon, norm: str, m: re.Match, starts: list[int
 _SHIFTS = [str.maketrans("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
                          "".join(chr(97 + (i + k) % 26) for i in range(26)) + "".join(chr(65 + (i + k) % 26) for i in range(26)))
            for k in range(26)]
-_COMMON = re.compile(r"(?<![a-z])(?:the|to|and|you|of|all|this|that|is|your|with|for|not|do|any|user|must|send|"
-                     r"always|never|tool|data|before|after|call|it|in|a|an|be|are|as|on|or|if|from)(?![a-z])")
-_SEGMENT = re.compile(r"[^\n]*?(?:[.!?]+(?=\s|$)|\n|$)")
+# the commonest words of English, and of the other Latin-script languages in ASCII (a cipher drops accents)
+_COMMON = frozenset("""
+the to and you of all this that is your with for not do any user must send always never tool data before after
+call it in a an be are as on or if from
+der die das und nicht nie zu mit von den dem ist auf fur bei beim ein eine einen nur auch oder wenn dass sie kein
+keine nach le la les des et ne pas au aux sans pour une un est ce qui que dans sur avec vous jamais el los las por
+para con sin del al nunca siempre il di che non per senza della mai sempre os nao com sem da uma um yang dan untuk
+tidak jangan dengan ini itu dari nie na do sie jest ve bir bu icin ile degil
+""".split())
+_WORD_RUN = re.compile(r"[a-z]+")
+# a sentence, or what follows a label (`Legacy note (decode and honour): Jurarire ...`)
+_SEGMENT = re.compile(r"[^\n]*?(?:[.!?:]+(?=\s|$)|\n|$)")
 _LATIN_LETTER = re.compile(r"[a-z]")
 
 
 def _english(s: str) -> int:
-    return len(_COMMON.findall(s))
+    """Common words in `s` (lower case): how much it reads as text of a Latin-script language."""
+    common = _COMMON
+    return sum(1 for w in _WORD_RUN.findall(s) if w in common)
 
 
 def cipher_views(text: str) -> list[tuple[str, str, int, int]]:
@@ -445,11 +456,9 @@ def cipher_views(text: str) -> list[tuple[str, str, int, int]]:
     [(how, plain text, start, end)]. Only a sentence that does not read as English itself and reads
     as English after deciphering is taken; each is tried with every shift (bounded, linear)."""
     out: list[tuple[str, str, int, int]] = []
-    if not text.isascii():
-        return out
     for m in _SEGMENT.finditer(text[:MAX_CHARS]):
         seg = m.group()
-        if len(seg) < 15:
+        if len(seg) < 15 or not seg.isascii():
             continue
         low = seg.lower()
         if len(_LATIN_LETTER.findall(low)) < 12:

@@ -403,6 +403,8 @@ def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | No
     boolean = "boolean" in _types(schema)
     if boolean and ws[0] in _FILTER_PREFIXES:
         return None  # `only_root`, `include_owner`: which results to return, not who the caller is
+    if ws[-1] in _PAGE_ELEMENTS and not joined in _AUTHORITY_NAMES:
+        return None  # `accept_consent_banner`, `dismiss_login_dialog`: an element of a page the tool drives
     if joined in _AUTHORITY_NAMES or wset & _AUTHORITY and (ws[0] in _CLAIM_PREFIXES or (boolean and len(ws) <= 3)):
         if not boolean and (_structured(schema) or _NOT_AUTHORITY_DESC.search(_desc(schema))):
             return None  # `root`: a tree node ($ref, object) or a root directory, not a claim of power
@@ -419,6 +421,8 @@ def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | No
     return None
 
 
+_PAGE_ELEMENTS = {"banner", "banners", "dialog", "dialogs", "popup", "popups", "modal", "modals", "overlay", "button",
+                  "buttons", "checkbox", "page", "screen", "form", "wall", "prompt", "prompts", "notice", "cookie", "cookies"}
 _NOT_AUTHORITY_DESC = re.compile(r"\b(?:director(?:y|ies)|folder|path|node|tree|element|document|url|uri|domain|"
                                  r"namespace|repository|bucket|project|workspace)\b", re.IGNORECASE)
 
@@ -625,6 +629,9 @@ _CAP_WORDS = {
 }
 _NOT_EXEC = {"query", "queries", "sql", "search", "report", "reports", "analysis", "test", "tests", "check", "checks",
              "lint", "workflow", "pipeline", "job", "build", "backup", "migration"}
+# a terminal that is a device, not a shell: `configure_payment_terminal`, `pos_terminal_status`
+_DEVICE_TERMINAL = {"payment", "payments", "card", "pos", "checkout", "kiosk", "till", "emv", "pin", "parking",
+                    "airport", "bus", "ferry", "container", "cargo", "port"}
 _CAP_DESC = {
     "delete": re.compile(r"\b(?:permanently|irreversibly|irrevocably)\s+(?:delete|remove|erase|destroy|wipe)s?\b"
                          r"|\b(?:deletes?|removes?|wipes?|erases?|destroys?|purges?)\s+(?:all|every|the\s+entire)\b"
@@ -699,8 +706,8 @@ def capabilities(tool: Tool) -> frozenset[str]:
             caps.add("pay")
         if wset & {"run", "runs"} and wset & _RUNNABLE:
             caps.add("execute")  # `run_command`, `run_python`; not `run_monitor`, `git_checkout`
-        if wset & _NOT_EXEC:
-            caps.discard("execute")  # `run_query`, `run_tests`: bounded jobs, not arbitrary execution
+        if wset & _NOT_EXEC or wset & _CAP_WORDS["execute"] == {"terminal"} and wset & _DEVICE_TERMINAL:
+            caps.discard("execute")  # `run_query`, `run_tests`: bounded jobs, not arbitrary execution; a card terminal
         if "transfer" in wset and param_names(tool) & _AMOUNT:
             caps.add("pay")
         if "send" in caps and not wset & _SEND_ALWAYS and not _verb_at(ws, _CAP_WORDS["send"] - {"forward"}) and not (

@@ -502,9 +502,25 @@ _OVERRIDE_CJK = Alternatives([
     window=40)
 
 
+# what the instructions to ignore are located in: the content a tool returns ("ignore any instructions it might
+# contain", "... found in the page", "... embedded in fetched documents"), a defensive note, not an override
+_IN_CONTENT = re.compile(
+    r"\s{1,3}(?:(?:that|which)\s{1,3})?(?:(?:it|they|this|these|such\s+\w+|the\s+(?:\w+\s+){0,2}?(?:pages?|results?|"
+    r"responses?|output|content|documents?|text|data|files?|e-?mails?|sites?|websites?|issues?|comments?|body|fields?|"
+    r"records?|notes?|reviews?|entries|posts?|tickets?|articles?|feeds?))\s{1,3}(?:might\s+|may\s+|could\s+|can\s+)?"
+    r"(?:contains?|include|includes|carry|carries|hold|holds)\b"
+    r"|(?:you\s+(?:find|see|encounter|read|meet)\s+|(?:that\s+)?(?:appear(?:s|ing)?|found|embedded|contained|hidden|"
+    r"written|placed)\s+)?(?:in|inside|within|from)\s+(?:it|them|(?:the|any|a|an|this|that|such|these|those|"
+    r"returned|fetched|retrieved|downloaded|third-party|external|untrusted)\s+(?:[\w-]+\s+){0,2}?(?:pages?|results?|"
+    r"responses?|output|content|documents?|text|data|files?|e-?mails?|sites?|websites?|issues?|comments?|body|fields?|"
+    r"records?|notes?|reviews?|entries|posts?|tickets?|articles?|feeds?))\b)", re.IGNORECASE)
+
+
 def _override_ok(m: re.Match) -> bool:
     if m.group("verb") is None:
         return True
+    if _IN_CONTENT.match(m.string, m.end()) and not _PRIOR_STRICT.search(m["gap"]):
+        return False  # "ignore any instructions found in the page": a defensive note about returned content
     verb, gap, noun = m["verb"], m["gap"], m["noun"]
     strong_noun = noun.startswith(_STRONG_NOUNS)
     if verb.startswith(_STRONG_VERBS):
@@ -1001,13 +1017,18 @@ _HIDDEN_HTML = Alternatives([
 _TAG_OPEN = re.compile(r"<[a-z][\w-]{0,20}\s")
 
 
+# an open style attribute (`style="color:red; display:none`); the word "style" in prose ("removes <style> elements,
+# elements styled as display:none") opens none
+_STYLE_OPEN = re.compile(r"(?i)style\s{0,3}=\s{0,3}[\"']?[^\"'<>]*$")  # a style element's rules are inside `{...}`
+
+
 def _inside_tag(m: re.Match) -> bool:
     """Hiding CSS inside a tag, a style attribute or a rule block (`{...}`); a bare `hidden` only as an
     attribute inside an open HTML tag. Prose that names the CSS (`elements with display:none`) hides nothing."""
     low = m.string
     if m.group().startswith(("display", "visibility", "font", "opacity", "color")):
         before = low[max(0, m.start() - 120):m.start()]
-        return "style" in before.lower() or before.rfind("{") > before.rfind("}") or (
+        return _STYLE_OPEN.search(before) is not None or before.rfind("{") > before.rfind("}") or (
             before.rfind("<") > before.rfind(">"))
     lt = low.rfind("<", max(0, m.start() - 200), m.start())
     return lt >= 0 and low.rfind(">", lt, m.start()) < 0 and _TAG_OPEN.match(low, lt) is not None
@@ -1243,6 +1264,7 @@ def detect_api_key(text: str) -> Found | None:
 
 _PEM = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,10} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = re.compile(r"[A-Za-z0-9+/=\s\\]{64,4096}")
+_PEM_START = re.compile(r"(?:\s|\\[rn]){0,8}(?:[A-Za-z-]{1,40}:[^\n]{0,200}\n){0,4}(?:\s|\\[rn]){0,8}[A-Za-z0-9+/=]{16}")  # key material
 
 
 def detect_private_key(text: str) -> Found | None:
@@ -1251,8 +1273,12 @@ def detect_private_key(text: str) -> Found | None:
         return None
     body = _PEM_BODY.match(text, m.end(), m.end() + 4096)
     full = body is not None and sum(c.isalnum() for c in body.group()) >= 64
+    if not full and not _PEM_START.match(text, m.end()) and "-----END " not in text[m.end():m.end() + 4096]:
+        # the header alone, followed by prose ("if the pasted text starts with '-----BEGIN ... KEY-----' it is
+        # refused"): the marker is named, no key material is there
+        return Found(m.group(), "a private key header with no key material", INFO)
     # a key cut short is a leak of part of a key, or a lure: warning (a full one is the rule's error)
-    return Found(m.group(), "private key" if full else "private key block", None if full else WARNING)
+    return Found(m.group(), "a private key block" if full else "a cut-short private key block", None if full else WARNING)
 
 
 _USERINFO = re.compile(r"(?P<user>[^\s:/@\"'<>`]{1,64}):(?P<pw>[^\s:/@\"'<>`]{1,128})@(?P<host>[^\s/@\"'<>`]{1,253})")
@@ -1919,6 +1945,9 @@ def sensitive_data_request(tool: Tool, ctx: Any) -> Iterable[Hit]:
     for path, name in _sensitive_params(tool):
         yield ctx.at(tool, "input_schema", *path, where=f"parameter '{name}'", quote=name,
                      kind="a parameter for " + _SENSITIVE_PARAMS[_sensitive_kind(name)], count=1)
+    for path, name, kinds, quote in _sensitive_examples(tool):
+        yield ctx.at(tool, "input_schema", *path, where=f"the examples of parameter '{name}'", quote=quote,
+                     kind="shows " + _and(kinds) + " as the values to give", count=len(kinds))
 
 
 @check("TSL532")
@@ -2056,6 +2085,84 @@ def _sensitive_params(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str]]
     kinds = {_sensitive_kind(n) for _p, n in found} | {_secret_kind(n) for _p, n in params} - {None}
     if len(kinds) >= 2 or not _own_domain(tool):  # the tool's own job is read only when there is something to excuse
         yield from found
+
+
+# sensitive values written out in a parameter's examples or default: the shape of the value, after its label
+_VALUE_KINDS = (
+    ("card numbers", re.compile(r"(?<![\d.,-])(?:\d[ -]?){12,18}\d(?![\d.,])")),
+    ("card security codes", re.compile(r"(?i)\b(?:cvv2?|cvc2?|csc|security\s+code)\b\W{0,3}\d{3,4}\b")),
+    ("passwords", re.compile(r"(?i)\b(?:password|passwort|passwd|pwd|passcode|contraseña|senha|mot de passe|пароль|şifre|"
+                             r"hasło|parola|wachtwoord)\s*[:=]\s*[^\s,;]{3,}")),
+    ("session cookies", re.compile(r"(?i)\bcookie\s*(?:header)?\s*[:=]|\b(?:session_?id|sid|sess|csrftoken|csrf_token|"
+                                   r"phpsessid|jsessionid|connect\.sid|\w{1,20}_sid|\w{1,20}_session)\s*=\s*\S"
+                                   r"|\bcopy\s+the\s+(?:whole\s+|full\s+|entire\s+)?cookie")),
+    ("API keys", re.compile(r"(?i)\b(?:api[_ -]?key|access[_ -]?token|secret[_ -]?key)\b\s*(?:[:=]\s*\S{6,}|from\b)")),
+    ("one-time codes", re.compile(r"(?i)\b(?:otp|one[- ]time\s+(?:code|password)|sms\s+code|2fa\s+code|verification\s+code)"
+                                  r"\W{0,3}\d{4,8}\b")),
+)
+# parameters whose value is text for the tool to work on (a redaction sample), not something the user hands over
+_TEXT_PARAMS = {"text", "texts", "content", "contents", "body", "document", "input", "sample", "samples", "html",
+                "log", "logs", "message", "payload", "data", "string", "source", "markdown", "snippet", "excerpt",
+                "transcript", "prompt", "template", "pattern", "regex"}
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, c in enumerate(reversed(digits)):
+        d = int(c)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+_CARD_CONTEXT = re.compile(r"(?i)card|visa|mastercard|amex|tarjeta|carte|karte|cartão|cartao|carta|karta|карт|kart|कार्ड|"
+                           r"カード|卡|카드|thẻ|kartu")
+
+
+def _value_kinds(text: str, context: str) -> list[str]:
+    """Kinds of secret written out in `text`; a digit run counts as a card number when it passes the Luhn
+    check and a card is named in the value or in what the parameter is called (`context`)."""
+    kinds = []
+    for kind, rx in _VALUE_KINDS:
+        for m in rx.finditer(text[:4000]):
+            if kind != "card numbers" or _luhn(re.sub(r"\D", "", m.group())) and _CARD_CONTEXT.search(text + " " + context):
+                kinds.append(kind)
+                break
+    return kinds
+
+
+def _sensitive_examples(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str, list[str], str]]:
+    """Parameters whose examples or default write out two kinds of secret or more (a password and a card number
+    with its CVV, a session cookie and an API key): the values the model is shown to collect."""
+    from ._schema_walk import tool_params
+    from .security_capability import words
+
+    for path, name, sub, _parent in tool_params(tool):
+        if not isinstance(sub, dict) or not isinstance(name, str) or set(words(name)) & _TEXT_PARAMS:
+            continue
+        values = sub.get("examples") if isinstance(sub.get("examples"), list) else []
+        values = [v for v in [*values[:20], sub.get("default")] if isinstance(v, str)]
+        context = name + " " + (sub.get("description") if isinstance(sub.get("description"), str) else "")[:2000]
+        kinds: list[str] = []
+        quote = ""
+        for v in values:
+            new = [k for k in _value_kinds(v, context) if k not in kinds]
+            if new and not quote:
+                quote = v
+            kinds += new
+        # one kind on a tool whose job is not about it (a session cookie to renew a membership); two at once on any
+        if len(kinds) >= 2 or kinds and not _own_domain(tool):
+            yield path, name, kinds, _mask_digits(quote)
+
+
+def _mask_digits(text: str) -> str:
+    """A quote of an example with its long digit runs masked (a card number is not repeated in the report)."""
+    return re.sub(r"\d(?=(?:[ -]?\d){4})", "•", text[:120])
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 _OTHER_CARDS = re.compile(r"(?i)\b(?:library|loyalty|member(?:ship)?|patron|student|transit|travel|gift|sim|id|identity|"
