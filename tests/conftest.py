@@ -15,3 +15,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
+
+
+@pytest.fixture(autouse=True)
+def _own_result_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's command-line runs use a result cache of their own, never the user's (and never one that a
+    test which patches a check in memory could be served from)."""
+    monkeypatch.setenv("TOOLSCHEMA_LINT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))

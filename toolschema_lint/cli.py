@@ -264,6 +264,9 @@ def _gather_live(opts: dict[str, Any], settings: Settings | None = None,
 @click.option("--target", "targets", multiple=True, metavar="PROFILE",
               help="Check compatibility with a provider or MCP revision (repeatable; see `toolschema-lint profiles`). "
                    "Default: each tool's own format, newest revision.")
+@click.option("--no-cache", "no_cache", is_flag=True, default=False, help="Read and write no result cache.")
+@click.option("--cache-dir", "cache_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Folder of the result cache (default: $TOOLSCHEMA_LINT_CACHE_DIR, else the user cache folder).")
 @_capture_options
 @guarded
 def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
@@ -272,7 +275,8 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
           exclude: tuple[str, ...], explain: bool, color: bool | None, jobs: int | None = None, lock_file: str | None = None,
           baseline_file: str | None = None, write_baseline: str | None = None, stdin_filename: str | None = None,
           max_file_size: str | None = None, show_settings: str | None = None, targets: tuple[str, ...] = (),
-          fix: bool = False, unsafe_fixes: bool = False, show_diff: bool = False, **live_opts: Any) -> int:
+          fix: bool = False, unsafe_fixes: bool = False, show_diff: bool = False, no_cache: bool = False,
+          cache_dir: str | None = None, **live_opts: Any) -> int:
     """Lint tool definition files and folders (`-` reads standard input), and live MCP servers (--server, --url,
     --client-config)."""
     severity: dict[str, str] = {}
@@ -299,6 +303,7 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         "stdin_filename": stdin_filename,
         "max_file_size": _size(max_file_size) if max_file_size is not None else None,
         "targets": _split(targets) or None,
+        "cache_dir": None if no_cache else _cache_dir(cache_dir),
     }
     settings = load_settings(config, cli_values)
     settings.severity.update(severity)
@@ -360,6 +365,18 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         note("toolschema-lint: nothing was checked: no tool definitions in the paths given")
         return EXIT_USAGE
     return exit_code(result, settings)
+
+
+def _cache_dir(given: str | None) -> str | None:
+    """The result cache's folder: `--cache-dir`, else `TOOLSCHEMA_LINT_CACHE_DIR`, else the user cache folder."""
+    if given:
+        return given
+    from .cache import default_dir
+
+    try:
+        return str(default_dir())
+    except Exception:  # noqa: BLE001 - no home or cache folder to be had: run without a cache
+        return None
 
 
 def _only_working_directory(paths: list[str]) -> bool:

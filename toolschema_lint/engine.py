@@ -105,6 +105,7 @@ class Engine:
         checks = load_checks(settings.enabled)  # only the modules of the enabled rules are imported
         self.contexts: dict[str, Context] = {}
         self._cross_server = False  # set per run: several servers, and a cross-server rule enabled
+        self._cache: Any = None  # the result cache (`cache.ResultCache`), made on first use
         self.prepare = prepare  # a reporter's, run on the findings of each server linted in a worker process
         self.by_scope: dict[str, list[tuple[CheckSpec, Context]]] = {"tool": [], "server": [], "run": [], "result": []}
         for rid in sorted(settings.enabled):
@@ -345,6 +346,55 @@ class Engine:
         return result
 
     def _process_all(self, groups: dict[str, list[Source]]) -> Iterable[GroupOutput]:
+        """Server groups in order, from the result cache where it has them (`cache.py`); the others are
+        linted, and stored in the cache when one is in use."""
+        cache = self._result_cache()
+        if cache is None:
+            yield from self._lint_all(groups)
+            return
+        from .cache import files_read
+
+        cached: dict[str, GroupOutput] = {}
+        pending: dict[str, tuple[str, list[list[str]]]] = {}
+        for key, srcs in groups.items():
+            ck = cache.key(key, srcs, self._cross_server)
+            if ck is None:
+                continue
+            hit = cache.get(ck)
+            if hit is not None:
+                if self.prepare is not None:
+                    self.prepare(hit.findings)
+                cached[key] = hit
+                continue
+            hashes = cache.snapshot(files_read(srcs))
+            if hashes is not None:
+                pending[key] = (ck, hashes)
+        fresh = iter(self._lint_all({k: v for k, v in groups.items() if k not in cached}))
+        for key in groups:
+            if key in cached:
+                yield cached[key]
+                continue
+            out = next(fresh)
+            _detach(out)  # as a worker's output: what the cache keeps, and what the run then reads
+            if key in pending and not any(d.exchanges for d in out.documents):
+                ck, hashes = pending[key]
+                cache.put(ck, out, hashes)
+            yield out
+
+    def _result_cache(self) -> Any:
+        """The result cache of this run, or None: no cache directory set, or a run that keeps every tool
+        (lock, diff) or compares with a lock file, whose checks read more than a group's output."""
+        if not self.settings.cache_dir or self.settings.keep_tools or self.settings.lock is not None:
+            return None
+        from pathlib import Path
+
+        from .cache import ResultCache
+
+        if self._cache is None:
+            self._cache = ResultCache(Path(self.settings.cache_dir), self.settings)
+        return self._cache
+
+    def _lint_all(self, groups: dict[str, list[Source]]) -> Iterable[GroupOutput]:
         """Server groups in order; with several jobs, groups of files are linted in worker processes.
 
         Workers are forked, so they share the loaded catalog and checks; what they send back is the
@@ -472,14 +522,20 @@ def _worker_group(item: tuple[str, list[Source]]) -> GroupOutput:
     """In a forked worker: lint one server group and detach it for the trip back."""
     assert _WORKER_ENGINE is not None
     out = _WORKER_ENGINE.process_group(*item)
-    out.findings.sort(key=finding_order)  # here, in parallel: the parent's sort then merges sorted runs
-    for f in out.findings:
-        f.document = None
+    _detach(out)
     if _WORKER_ENGINE.prepare is not None:
         _WORKER_ENGINE.prepare(out.findings)
+    return out
+
+
+def _detach(out: GroupOutput) -> None:
+    """Make a group's output independent of its files' text: findings sorted (the parent's sort then
+    merges sorted runs) and without their documents, documents detached. Idempotent."""
+    out.findings.sort(key=finding_order)
+    for f in out.findings:
+        f.document = None
     for doc in out.documents:
         doc.detach()
-    return out
 
 
 def merge_results(results: list[RunResult]) -> RunResult:

@@ -67,6 +67,7 @@ class Settings:
     color: bool | None = None
     extra_sources: list[Any] = field(default_factory=list)  # live captures etc. (loaders.Source)
     jobs: int = 0  # worker processes; 0 = automatic (one per core for large runs), 1 = none
+    cache_dir: str | None = None  # the result cache's folder; None: no cache (the command line sets one)
     fingerprints: bool = False  # hash each finding's node while its file is loaded (baselines)
     keep_tools: bool = False  # keep every tool in the run result (lock and diff read them afterwards)
     lock_path: str | None = None  # `check --lock` / config `lock`: read by resolve() into `lock`

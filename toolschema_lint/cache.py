@@ -1,0 +1,210 @@
+"""The result cache: what linting one server group found, kept between runs.
+
+An entry is keyed by everything its findings depend on: the group (its server name and the files
+named in it, as shown and as found), the settings that shape findings (rules, severities, options,
+ignores, targets, input format, size limit, grouping), the working directory (paths are shown
+relative to it), whether the run compares servers, and the code and catalog of this installation
+(version, and the size and time of each file of the package and its rules). Inside the entry, the
+content hash of every file the group read (its companions too) is checked again before it is used:
+a changed file, setting or version is a miss.
+
+An entry is a JSON header line (key, payload hash, files read) and a pickled group output. A payload
+whose hash does not match, a header for another key or format, or anything that fails to load is
+ignored (and replaced): a corrupt or foreign entry can never stand in for a run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .engine import GroupOutput
+    from .loaders import Source
+    from .settings import Settings
+
+FORMAT = 1
+ENV = "TOOLSCHEMA_LINT_CACHE_DIR"
+_CHUNK = 1 << 20
+
+
+def default_dir() -> Path:
+    """`TOOLSCHEMA_LINT_CACHE_DIR`, else the user cache directory of the platform."""
+    env = os.environ.get(ENV)
+    if env:
+        return Path(env)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("toolschema-lint", appauthor=False))
+
+
+def file_hash(path: str) -> str | None:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def _code_fingerprint() -> str:
+    """Version, and the size and modification time of every file of the package and its catalog."""
+    from importlib import resources
+
+    from . import __version__
+
+    h = hashlib.sha256(f"{FORMAT}\0{__version__}\0".encode())
+    roots = [Path(__file__).resolve().parent]
+    try:
+        catalog = Path(str(resources.files("toolschema_lint.catalog")))
+        if catalog.resolve() not in roots:
+            roots.append(catalog.resolve())
+    except (ModuleNotFoundError, TypeError):
+        pass
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                if name.endswith((".pyc", ".pyo")):
+                    continue
+                p = os.path.join(dirpath, name)
+                try:
+                    st = os.stat(p)
+                except OSError:
+                    continue
+                h.update(f"{os.path.relpath(p, root)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return h.hexdigest()
+
+
+def _settings_fingerprint(settings: Settings) -> str:
+    """The settings that shape findings (not how they are reported)."""
+    shaped = {
+        "enabled": sorted(settings.enabled),
+        "severities": {k: int(v) for k, v in sorted(settings.severities.items())},
+        "options": settings.options,
+        "file_ignores": [[p, sorted(ids)] for p, ids in settings.file_ignores],
+        "tool_ignores": [[p, sorted(ids)] for p, ids in settings.tool_ignores],
+        "input_format": settings.input_format,
+        "max_file_size": settings.max_file_size,
+        "targets": list(settings.targets),
+        "servers": settings.servers,
+        "fingerprints": settings.fingerprints,
+        "cwd": os.getcwd(),
+    }
+    return hashlib.sha256(json.dumps(shaped, sort_keys=True, default=repr).encode()).hexdigest()
+
+
+class ResultCache:
+    """Group outputs on disk under `root`, for one run's settings."""
+
+    def __init__(self, root: Path, settings: Settings):
+        self.root = root / f"v{FORMAT}"
+        self.base = hashlib.sha256(f"{_code_fingerprint()}\0{_settings_fingerprint(settings)}".encode()).hexdigest()
+        self.hits = self.misses = 0
+
+    def key(self, group: str, srcs: list[Source], cross_server: bool) -> str | None:
+        """The entry key of a group, or None when it cannot be cached (text given in the run: a live
+        capture, standard input)."""
+        parts = [self.base, group, "cross" if cross_server else "alone"]
+        for src in srcs:
+            if src.text is not None or src.data is not None or src.path is None:
+                return None
+            parts.append(f"{src.display}\0{src.path.resolve()}\0{src.format}\0{src.explicit}")
+        return hashlib.sha256("\0\0".join(parts).encode()).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.entry"
+
+    def get(self, key: str) -> GroupOutput | None:
+        try:
+            with open(self._path(key), "rb") as fh:
+                header = json.loads(fh.readline())
+                payload = fh.read()
+            if (not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != key
+                    or hashlib.sha256(payload).hexdigest() != header.get("sha256")):
+                return self._miss()
+            for path, digest in header.get("files", []):
+                if (file_hash(path) or "") != digest:
+                    return self._miss()  # changed, or a companion file that came or went
+            out = pickle.loads(payload)
+        except Exception:  # noqa: BLE001 - unreadable, corrupt or foreign: a miss, linted again
+            return self._miss()
+        from .engine import GroupOutput
+
+        if not isinstance(out, GroupOutput):
+            return self._miss()
+        self.hits += 1
+        return out
+
+    def _miss(self) -> None:
+        self.misses += 1
+        return None
+
+    @staticmethod
+    def snapshot(files: list[tuple[str, bool]]) -> list[list[str]] | None:
+        """Content hashes of the files a group is about to be linted from (taken before linting, so an
+        edit made meanwhile is a miss next time); None when a source cannot be read."""
+        hashes = []
+        for path, must_exist in files:
+            digest = file_hash(path)
+            if digest is None and must_exist:
+                return None
+            hashes.append([path, digest or ""])
+        return hashes
+
+    def put(self, key: str, out: GroupOutput, hashes: list[list[str]]) -> None:
+        """Store `out` (detached) with the content hashes of the files it was linted from; a cache that
+        cannot be written stores nothing."""
+        rendered = [f.rendered for f in out.findings]  # a reporter's encoding belongs to this run's format
+        for f in out.findings:
+            f.rendered = None
+        try:
+            payload = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # noqa: BLE001 - something unpicklable: not cached
+            return
+        finally:
+            for f, r in zip(out.findings, rendered):
+                f.rendered = r
+        header = {"format": FORMAT, "key": key, "sha256": hashlib.sha256(payload).hexdigest(), "files": hashes}
+        target = self._path(key)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(json.dumps(header).encode() + b"\n")
+                    fh.write(payload)
+                os.replace(tmp, target)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            return
+
+
+def files_read(srcs: list[Source]) -> list[tuple[str, bool]]:
+    """Every file a group's findings depend on, and whether it must exist: its sources, and beside a
+    registry schema file its policy and examples files, present or not (one that appears is a miss)."""
+    from .loaders import EXAMPLES_SUFFIX, POLICY_SUFFIX, SCHEMA_SUFFIX
+
+    out: dict[str, bool] = {}
+    for src in srcs:
+        if src.path is None:
+            continue
+        path = src.path.resolve()
+        out[str(path)] = True
+        if path.name.endswith(SCHEMA_SUFFIX):
+            stem = path.name[: -len(SCHEMA_SUFFIX)]
+            for suffix in (POLICY_SUFFIX, EXAMPLES_SUFFIX):
+                out.setdefault(str(path.with_name(stem + suffix)), False)
+    return sorted(out.items())
