@@ -19,7 +19,6 @@ change needs a major bump (for 0.x, a minor bump), additions a minor one.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -27,6 +26,7 @@ from . import __version__
 from .lock import Snapshot, ToolDef, canonical_json, pair, tools_list_pointer
 from .model import Finding
 from .text import sanitize
+from .lazyre import lazy_compile
 
 BREAKING, RISKY, COMPATIBLE = "breaking", "risky", "compatible"
 KINDS = (BREAKING, RISKY, COMPATIBLE)
@@ -655,7 +655,7 @@ def diff_snapshots(old: Snapshot | None, new: Snapshot | None) -> list[Change]:
 
 
 # ---------------------------------------------------------------------------------- versions
-_SEMVER = re.compile(r"^\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+.].*)?\s*$")
+_SEMVER = lazy_compile(r"^\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+.].*)?\s*$")
 _RANK = {"none": 0, "patch": 1, "minor": 2, "major": 3}
 
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .model import Finding, node_at, split_pointer
+from .lazyre import lazy_compile
 
 _TYPE_NAMES = {"str": "string", "string_": "string", "text": "string", "int": "integer", "long": "integer",
                "float": "number", "double": "number", "decimal": "number", "bool": "boolean", "dict": "object",
                "map": "object", "list": "array", "tuple": "array", "none": "null", "nonetype": "null"}
-_SUGGESTION = re.compile(r"did you mean '([^']+)'\?\)?$")
+_SUGGESTION = lazy_compile(r"did you mean '([^']+)'\?\)?$")
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def edits_for(f: Finding, data: Any) -> list[Edit]:
     return []
 
 
-_LOOKS_LIKE = re.compile(r"looks like an? (date-time|date|time|email address|URL|UUID) but")
+_LOOKS_LIKE = lazy_compile(r"looks like an? (date-time|date|time|email address|URL|UUID) but")
 _FORMATS = {"date-time": "date-time", "date": "date", "time": "time", "email address": "email", "URL": "uri",
             "UUID": "uuid"}
 

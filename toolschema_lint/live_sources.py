@@ -30,13 +30,14 @@ from typing import Any, Iterable
 
 from .loaders.json_ import strip_jsonc
 from .settings import ConfigError
+from .lazyre import lazy_compile
 
 STDIO, HTTP = "stdio", "http"
 #: transports a config may name; both HTTP kinds are tried by the capture (Streamable HTTP, then SSE)
 _TYPES = {"stdio": STDIO, "http": HTTP, "sse": HTTP, "streamable-http": HTTP, "streamablehttp": HTTP}
-_SECRET_OPTION = re.compile(r"(key|token|secret|passw|pwd|auth|credential|cookie|session)", re.IGNORECASE)
-_PLACEHOLDER = re.compile(r"\$\{([^{}$]*)\}")
-_BARE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_SECRET_OPTION = lazy_compile(r"(key|token|secret|passw|pwd|auth|credential|cookie|session)", re.IGNORECASE)
+_PLACEHOLDER = lazy_compile(r"\$\{([^{}$]*)\}")
+_BARE = lazy_compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 #: where configs put an HTTP server's address (Gemini CLI: httpUrl = Streamable HTTP, url = SSE)
 _URL_KEYS = ("httpUrl", "url", "serverUrl")
 _MAX_CONFIG_BYTES = 4 * 1024 * 1024

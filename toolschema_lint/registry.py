@@ -14,6 +14,7 @@ from importlib import resources
 from typing import Any, Callable, Iterable
 
 from .model import RuleMeta, Severity
+from .lazyre import lazy_compile
 
 
 def _yaml(text: str) -> Any:
@@ -55,7 +56,7 @@ def check(rule_id: str, scope: str = "tool") -> Callable:
     return deco
 
 
-_DECLARED = re.compile(r'^@check\("(TSL\d{3})"', re.M)
+_DECLARED = lazy_compile(r'^@check\("(TSL\d{3})"', re.M)
 
 
 @lru_cache(maxsize=1)

@@ -6,6 +6,7 @@ import json
 import re
 import unicodedata
 from typing import Any
+from .lazyre import lazy_compile
 
 def _visible(ch: str) -> str:
     cp = ord(ch)
@@ -45,7 +46,7 @@ def sanitize(value: str, limit: int = 120) -> str:
     return out + "…" if truncated else out
 
 
-_INVISIBLE = re.compile(
+_INVISIBLE = lazy_compile(
     "[\u0080-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e"
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e0fff]"
 )

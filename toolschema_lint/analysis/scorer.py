@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Iterable
+from ..lazyre import lazy_compile
 
 MODEL = ("scorer", "model.json")
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W\d_{_CJK}]+(?:['’][^\W\d_{_CJK}]+)?")
+_TOKEN = lazy_compile(rf"[{_CJK}]+|[^\W\d_{_CJK}]+(?:['’][^\W\d_{_CJK}]+)?")
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad\u034f\u180e"), None)
 STEM = 5  # a word longer than STEM + 1 letters also counts as its first STEM letters (inflected languages)
 MAX_CHARS = 200_000  # characters of one string read (the intent patterns read the rest)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .lexicon import WORD, Lexicon, lexicon
+from ..lazyre import lazy_compile
 
 INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u00ad\u034f\u115f\u1160\u3164"
                       "\uffa0\u17b4\u17b5\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
@@ -30,11 +31,11 @@ CONFUSABLE = {
 }
 LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a",
                       "$": "s", "!": "i", "|": "l", "€": "e", "+": "t"})
-_LEET_WORD = re.compile(r"(?<![\w@$!|€+])(?=[\w@$!|€+]*[a-z])(?=[\w@$!|€+]*[0-9@$!|€+])[\w@$!|€+]{3,40}(?![\w@$!|€+])")
-_SPACED = re.compile(r"(?<![^\W_])(?:[^\W\d_][ .\-_·•*/|]{1,2}){3,}[^\W\d_](?![^\W_])")
-SENTENCE_END = re.compile(r"[.!?。！？؟।॥]+(?=\s|$|[\"'”’)\]])|[\n\r]+|[。！？؟।॥]")
-CLAUSE_END = re.compile(r"[,;:，；：、،؛—–()\[\]{}<>\"“”«»]|(?<!\w)(?:but|however|unless|although|though|except|"
-                        r"yet|pero|mais|aber|ma|но|але|ale|ama|لكن|लेकिन|하지만|nhưng|tetapi|但是|但|しかし|ただし)(?!\w)")
+_LEET_WORD = lazy_compile(r"(?<![\w@$!|€+])(?=[\w@$!|€+]*[a-z])(?=[\w@$!|€+]*[0-9@$!|€+])[\w@$!|€+]{3,40}(?![\w@$!|€+])")
+_SPACED = lazy_compile(r"(?<![^\W_])(?:[^\W\d_][ .\-_·•*/|]{1,2}){3,}[^\W\d_](?![^\W_])")
+SENTENCE_END = lazy_compile(r"[.!?。！？؟।॥]+(?=\s|$|[\"'”’)\]])|[\n\r]+|[。！？؟।॥]")
+CLAUSE_END = lazy_compile(r"[,;:，；：、،؛—–()\[\]{}<>\"“”«»]|(?<!\w)(?:but|however|unless|although|though|except|"
+                          r"yet|pero|mais|aber|ma|но|але|ale|ama|لكن|लेकिन|하지만|nhưng|tetapi|但是|但|しかし|ただし)(?!\w)")
 MAX_CHARS = 2_000_000  # characters analysed per string (a description past this is an anomaly reported elsewhere)
 
 
@@ -195,7 +196,7 @@ def _lookup_uncached(lex: Lexicon, w: str) -> frozenset[str] | None:
     return None
 
 
-_MIXED = re.compile(r"[a-z][0-9@$!|]|[0-9@$!|][a-z]")
+_MIXED = lazy_compile(r"[a-z][0-9@$!|]|[0-9@$!|][a-z]")
 
 
 def rough_classes(text: str, lex: Lexicon | None = None) -> set[str] | None:
@@ -309,7 +310,7 @@ def _analyse(text: str, lex: Lexicon) -> Analysis:
     return Analysis(text, norm, tg.tags, sentences, first_words)
 
 
-_QUOTED = re.compile(r"[\"“”„«»「」『』]([^\"“”„«»「」『』\n]{2,300})[\"“”„«»「」『』]|(?<![\w])['‘’]([^'‘’\n]{2,300})['‘’](?![\w])")
+_QUOTED = lazy_compile(r"[\"“”„«»「」『』]([^\"“”„«»「」『』\n]{2,300})[\"“”„«»「」『』]|(?<![\w])['‘’]([^'‘’\n]{2,300})['‘’](?![\w])")
 
 
 def _mentions(text: str, tags: list[Tag], sent_starts: list[int], tg: "_Tagger") -> list[Tag]:
@@ -366,7 +367,7 @@ class Spans:
         return False
 
 
-_IDENT = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
+_IDENT = lazy_compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
 _ABBREVIATIONS = ("e.g", "i.e", "etc", " vs", " cf", "approx", " no", "eg", "ie", "z.b", "d.h", "p.ex", "ex", "dr", "mr",
                   "p. ej", "p.ej", "por ej", "ad es", "per es", "bzw", "usw", "vgl", "z. b", "d. h", "т.е", "т.д", "т.п")
 
@@ -439,10 +440,10 @@ keine nach le la les des et ne pas au aux sans pour une un est ce qui que dans s
 para con sin del al nunca siempre il di che non per senza della mai sempre os nao com sem da uma um yang dan untuk
 tidak jangan dengan ini itu dari nie na do sie jest ve bir bu icin ile degil
 """.split())
-_WORD_RUN = re.compile(r"[a-z]+")
+_WORD_RUN = lazy_compile(r"[a-z]+")
 # a sentence, or what follows a label (`Legacy note (decode and honour): Jurarire ...`)
-_SEGMENT = re.compile(r"[^\n]*?(?:[.!?:]+(?=\s|$)|\n|$)")
-_LATIN_LETTER = re.compile(r"[a-z]")
+_SEGMENT = lazy_compile(r"[^\n]*?(?:[.!?:]+(?=\s|$)|\n|$)")
+_LATIN_LETTER = lazy_compile(r"[a-z]")
 
 
 def _english(s: str) -> int:
@@ -482,9 +483,9 @@ def cipher_views(text: str) -> list[tuple[str, str, int, int]]:
     return out
 
 
-_SPACED_RUN = re.compile(r"(?<![^\W_])(?:[^\W\d_][ .\-_·•*/|]{1,3}){3,}[^\W\d_](?![^\W_])")
-_SEP = re.compile(r"[ .\-_·•*/|]+")
-_LEETY = re.compile(r"(?<![^\W_])(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]{2,}(?![^\W_])|(?<![^\W_])[0-9]{1,2}(?=[a-z])")
+_SPACED_RUN = lazy_compile(r"(?<![^\W_])(?:[^\W\d_][ .\-_·•*/|]{1,3}){3,}[^\W\d_](?![^\W_])")
+_SEP = lazy_compile(r"[ .\-_·•*/|]+")
+_LEETY = lazy_compile(r"(?<![^\W_])(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]{2,}(?![^\W_])|(?<![^\W_])[0-9]{1,2}(?=[a-z])")
 
 
 def leet_view(text: str) -> str | None:
@@ -526,10 +527,10 @@ def spaced_view(text: str) -> tuple[str, int, int] | None:
     return "".join(parts), runs[0].start(), runs[-1].end()
 
 
-_IDENT_WORDS = re.compile(r"[A-Za-z0-9]+(?:[_\-][A-Za-z0-9]+){4,}")
+_IDENT_WORDS = lazy_compile(r"[A-Za-z0-9]+(?:[_\-][A-Za-z0-9]+){4,}")
 
 
-_IDENT_TAIL = re.compile(r"(?:[_\-][A-Za-z0-9.+\-]*@[A-Za-z0-9.\-]+|[_\-]https?://\S+)$")  # `..._to_x@host.example`
+_IDENT_TAIL = lazy_compile(r"(?:[_\-][A-Za-z0-9.+\-]*@[A-Za-z0-9.\-]+|[_\-]https?://\S+)$")  # `..._to_x@host.example`
 
 
 def identifier_view(text: str) -> str | None:

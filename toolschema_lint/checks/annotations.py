@@ -8,12 +8,12 @@ get, `slack_post_message` -> post), or, when the name has none, the first word o
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Any, Iterator
 
 from ..model import Hit, Severity, Tool
 from ..registry import check
 from .design import words
+from ..lazyre import lazy_compile
 
 READ_VERBS = frozenset(
     "get list search read find fetch query lookup look show view describe retrieve browse count inspect "
@@ -46,7 +46,7 @@ CLEARLY_MUTATING = frozenset(
 _TRAILING_READ = frozenset("get fetch read retrieve describe show lookup inspect".split())
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 ANNOTATION_KEYS = ("title",) + HINTS
-_FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
+_FIRST_WORD = lazy_compile(r"\s*([A-Za-z]+)")
 
 
 def _stem(word: str) -> str:
@@ -185,7 +185,7 @@ def read_tool_without_read_only_hint(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 
 # -- production metadata (opt-in: tools with version/risk/runtime or a NAME.policy.yaml) -------
-SEMVER = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]{1,64})?(\+[0-9A-Za-z.-]{1,64})?")
+SEMVER = lazy_compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]{1,64})?(\+[0-9A-Za-z.-]{1,64})?")
 READ_EFFECTS = frozenset(("read", "read-only", "read_only", "readonly", "none"))
 HIGH_RISK_EFFECTS = frozenset(("delete", "destructive", "irreversible", "payment", "pay", "external", "send",
                                "execute", "admin"))

@@ -15,6 +15,7 @@ from ..model import Hit, Severity, Tool, join_pointer
 from ..profiles import targets
 from ..registry import check
 from ._schema_walk import object_schemas, properties, walk
+from ..lazyre import lazy_compile
 
 # Tool fields by the MCP revision that introduced them (PROVIDERS.md 1.7, 1.8)
 _ADDED_IN = {"annotations": "2025-03-26", "title": "2025-06-18", "outputSchema": "2025-06-18", "_meta": "2025-06-18",
@@ -232,7 +233,7 @@ def keyword_ignored_by_target(tool: Tool, ctx: Any) -> Iterator[Hit]:
                     yield _hit(ctx, tool, pid, "input_schema", *path, key, keyword=key, why=ignored[key])
 
 
-_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 token
+_TOKEN = lazy_compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 token
 
 
 @check("TSL311")

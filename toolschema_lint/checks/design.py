@@ -9,10 +9,11 @@ from typing import Any, Iterator
 from ..model import Hit, Severity, Tool
 from ..registry import check
 from ._schema_walk import children, is_object_schema, leaf, properties, resolve_local, walk
+from ..lazyre import lazy_compile
 
 MAX_NAME = 200  # longer names are not words anyone reads; cap before tokenizing
 MAX_DESC = 4000
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_WORD = lazy_compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 CONSTRAINTS = ("enum", "const", "format", "pattern")  # keywords that pin a string's shape
 
 
@@ -155,8 +156,8 @@ _DESC_KINDS = (
 
 
 # a description that allows free-form values ("2 weeks ago") or names choices: no format applies
-_FREE_FORM = re.compile(r"\b(relative|ago|yesterday|tomorrow|natural[- ]language|human[- ]readable|"
-                        r"possible values|one of|values include|supported values|allowed values)\b", re.I)
+_FREE_FORM = lazy_compile(r"\b(relative|ago|yesterday|tomorrow|natural[- ]language|human[- ]readable|"
+                          r"possible values|one of|values include|supported values|allowed values)\b", re.I)
 
 
 @lru_cache(maxsize=4096)
@@ -207,8 +208,8 @@ def id_without_pattern(tool: Tool, ctx: Any) -> Iterator[Hit]:
             yield ctx.at(tool, "input_schema", *path, param=name)
 
 
-_COUNT = re.compile(r"(limit|count|topk|topn|(page|batch|chunk)size|perpage|pagelimit|"
-                    r"(max|num|n)(results|items|hits|entries|rows|records|pages|count))")
+_COUNT = lazy_compile(r"(limit|count|topk|topn|(page|batch|chunk)size|perpage|pagelimit|"
+                      r"(max|num|n)(results|items|hits|entries|rows|records|pages|count))")
 
 
 def count_like(name: str) -> bool:

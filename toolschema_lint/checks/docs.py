@@ -12,6 +12,7 @@ from ..registry import check
 from ._schema_walk import anchors, is_local_ref, refs, resolve_local, tool_params
 from .naming import name_words
 from .schema import param_label
+from ..lazyre import lazy_compile
 
 
 @check("TSL201")
@@ -23,8 +24,8 @@ def missing_tool_description(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 # -- text helpers ---------------------------------------------------------------------------------
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_WORD = re.compile(r"[^\W_]+")
+_CJK = lazy_compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_WORD = lazy_compile(r"[^\W_]+")
 _STOP = frozenset((
     "a", "an", "the", "this", "that", "tool", "function", "to", "of", "for", "and", "or", "by", "with", "in",
     "on", "from", "at", "into", "it", "its", "is", "are", "be", "given", "specified", "provided", "specific",
@@ -88,7 +89,7 @@ def description_too_short(tool: Tool, ctx: Any) -> Iterator[Hit]:
         yield ctx.at(tool, "description", size=size, _unless=("TSL209", True))
 
 
-_WHEN_NOT = re.compile(
+_WHEN_NOT = lazy_compile(
     r"(?i)\b(?:do not|don't|never|avoid|instead|rather than|unless|not (?:for|to be|suitable|intended|meant|"
     r"designed|recommended)|only (?:use|for|when|if|works|applies)|should not|shouldn't|must not|cannot be used|"
     r"prefer)\b|不要|不适用|不用于|不能用于|请勿|勿用|而不是|仅用于|只用于|只能用于|禁止|不可用于"
@@ -145,15 +146,15 @@ def param_without_description(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 
 # "one of: a, b, c", "either 'x' or 'y'", "possible values include `asc` and `desc`", "可选值: a、b"
-_LIST_TRIGGER = re.compile(
+_LIST_TRIGGER = lazy_compile(
     r"(?i)\b(?:(?:must|should) be )?one of\b(?: the following)?|\b(?:possible|allowed|valid|accepted|supported|"
     r"available) (?:values|options)\b(?: (?:are|include))?|\b(?:values|options) are\b|可选值|取值范围|取值|可选项"
 )
-_QUOTED_TRIGGER = re.compile(r"(?i)\b(?:either|must be|can be|may be)\b|可以是|只能是|必须是")
-_EXAMPLE = re.compile(r"(?i)(?:e\.g\.|i\.e\.|for example|for instance|such as|like|例如|比如)\W*$")
-_QUOTED = re.compile(r"\s*[:：]?\s*(?:'([^'\n]{1,40})'|\"([^\"\n]{1,40})\"|`([^`\n]{1,40})`|“([^”\n]{1,40})”)")
-_BARE = re.compile(r"\s*[:：]?\s*([^\W_][\w.\-/]{0,29})(?=[\s,;.)、，。]|$)")
-_SEP = re.compile(r"\s*(?:,\s*(?:or|and)\s+|,|/|\||\s+or\s+|\s+and\s+|、|，|或|和)\s*")
+_QUOTED_TRIGGER = lazy_compile(r"(?i)\b(?:either|must be|can be|may be)\b|可以是|只能是|必须是")
+_EXAMPLE = lazy_compile(r"(?i)(?:e\.g\.|i\.e\.|for example|for instance|such as|like|例如|比如)\W*$")
+_QUOTED = lazy_compile(r"\s*[:：]?\s*(?:'([^'\n]{1,40})'|\"([^\"\n]{1,40})\"|`([^`\n]{1,40})`|“([^”\n]{1,40})”)")
+_BARE = lazy_compile(r"\s*[:：]?\s*([^\W_][\w.\-/]{0,29})(?=[\s,;.)、，。]|$)")
+_SEP = lazy_compile(r"\s*(?:,\s*(?:or|and)\s+|,|/|\||\s+or\s+|\s+and\s+|、|，|或|和)\s*")
 
 
 def _values_after(text: str, pos: int, bare: bool) -> list[str]:
@@ -213,21 +214,21 @@ def enum_only_in_description(tool: Tool, ctx: Any) -> Iterator[Hit]:
                          param=param_label(path, name), values=shown)
 
 
-_CALL = re.compile(
+_CALL = lazy_compile(
     r"(?i)\b(?:call|calls|calling|invoke|invokes|invoking|use|uses|using|run|runs|instead of|followed by|then)\b"
     r"|先调用|调用|使用|改用"
 )
-_TOOLISH = re.compile(
+_TOOLISH = lazy_compile(
     r"\s*(?:the\s+)?(?:tool\s+)?([`'\"“]?)([A-Za-z][A-Za-z0-9]*(?:[_.\-][A-Za-z0-9]+){1,8})([`'\"”]?)"
 )
 # "use snake_case keys", "use the user_id field": the identifier names something other than a tool
-_NOT_A_TOOL = re.compile(
+_NOT_A_TOOL = lazy_compile(
     r"\s*[`'\"”]?\s*(?:keys?|names?|format|style|convention|casing|fields?|param(?:eter)?s?|arguments?|args?|"
     r"options?|flags?|variables?|propert(?:y|ies)|columns?|values?|env|mode|attribute)\b",
     re.IGNORECASE,
 )
 _CONVENTIONS = frozenset(("snake_case", "kebab-case", "camelcase", "pascalcase", "screaming_snake_case", "lower_case", "upper_case"))
-_FILE_EXT = re.compile(r"(?i)\.(?:json|ya?ml|md|txt|py|js|ts|html?|csv|xml|gz|zip|png|jpe?g|pdf|log|sh|toml)$")
+_FILE_EXT = lazy_compile(r"(?i)\.(?:json|ya?ml|md|txt|py|js|ts|html?|csv|xml|gz|zip|png|jpe?g|pdf|log|sh|toml)$")
 
 
 def tool_references(text: str) -> tuple[str, ...]:

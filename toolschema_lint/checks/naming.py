@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any, Iterator
 
 from ..model import Hit, Severity, Tool
 from ..registry import check
+from ..lazyre import lazy_compile
 
-_SPLIT = re.compile(r"[._\-\s/:]+|(?<=[a-z0-9])(?=[A-Z])")
+_SPLIT = lazy_compile(r"[._\-\s/:]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
 def name_words(name: str) -> list[str]:

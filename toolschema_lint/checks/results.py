@@ -8,6 +8,7 @@ from typing import Any, Iterator
 from ..model import Exchange, Hit
 from ..registry import check
 from .schema import py_validator, schema_dialect
+from ..lazyre import lazy_compile
 
 _ENVELOPE_KEYS = {"content"}
 
@@ -20,13 +21,13 @@ def _schema_failures() -> tuple[type[BaseException], ...]:
     return (SchemaError, Unresolvable, RecursionError)
 
 # words that tell a model what to do next after an error
-_ACTIONABLE = re.compile(
+_ACTIONABLE = lazy_compile(
     r"\b(?:try|retry|use|call|provide|pass|set|check|must|should|expected|expect|valid|allowed|required|missing|"
     r"instead|format|between|at most|at least|one of|not found|does not exist|exceeds?|too (?:long|many|large)|"
     r"rate.?limit|wait|later|permission|unauthori[sz]ed|forbidden)\b|必须|应|请|重试|格式",
     re.I,
 )
-_GENERIC = re.compile(r"^\W*(?:error|failed|failure|exception|internal (?:server )?error|something went wrong|unknown error|oops)\W*$", re.I)
+_GENERIC = lazy_compile(r"^\W*(?:error|failed|failure|exception|internal (?:server )?error|something went wrong|unknown error|oops)\W*$", re.I)
 
 
 def _definition(ex: Exchange, ctx: Any) -> Any:

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..model import join_pointer
 from .problem import SourceProblem
+from ..lazyre import lazy_compile
 
 
 class JsonProblem(SourceProblem):
@@ -39,8 +40,8 @@ def _decode_error(e: json.JSONDecodeError) -> JsonProblem:
 _JSONC_STRING = r'"(?:[^"\\\n]|\\.)*"'
 # an unclosed /* runs to the end in one match (and is left as it is): trying to close it again
 # from every later /* would take quadratic time
-_JSONC_COMMENTS = re.compile(_JSONC_STRING + r"|//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
-_JSONC_COMMAS = re.compile(_JSONC_STRING + r"|,(?=\s*[\]}])")
+_JSONC_COMMENTS = lazy_compile(_JSONC_STRING + r"|//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
+_JSONC_COMMAS = lazy_compile(_JSONC_STRING + r"|,(?=\s*[\]}])")
 
 
 def strip_jsonc(text: str) -> tuple[str, int] | None:

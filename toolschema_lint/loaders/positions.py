@@ -13,12 +13,13 @@ import re
 from typing import Any
 
 from ..model import split_pointer
+from ..lazyre import lazy_compile
 
-_WS = re.compile(r"[ \t\n\r]*")
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_KEY = re.compile(r'[ \t\n\r]*"([^"\\]*(?:\\.[^"\\]*)*)"[ \t\n\r]*:[ \t\n\r]*', re.S)
-_SEP = re.compile(r"[ \t\n\r]*(,?)[ \t\n\r]*")
-_SCALAR = re.compile(r"[^,\]}\s]+")
+_WS = lazy_compile(r"[ \t\n\r]*")
+_STRING = lazy_compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_KEY = lazy_compile(r'[ \t\n\r]*"([^"\\]*(?:\\.[^"\\]*)*)"[ \t\n\r]*:[ \t\n\r]*', re.S)
+_SEP = lazy_compile(r"[ \t\n\r]*(,?)[ \t\n\r]*")
+_SCALAR = lazy_compile(r"[^,\]}\s]+")
 _decoder = json.JSONDecoder()
 _scan_once = _decoder.scan_once
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]

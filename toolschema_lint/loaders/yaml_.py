@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import yaml
+from ..lazyre import lazy_compile
 
 try:
     from yaml import CSafeLoader as _BaseLoader
@@ -24,7 +25,7 @@ from .problem import SourceProblem
 
 MAX_NODES = 2_000_000  # expanded node count above which aliases are treated as a bomb
 MAX_DEPTH = 100
-_DEPTH_LIMIT = re.compile(r"nesting depth|too deep|nesting level", re.IGNORECASE)  # a parser's own depth limit
+_DEPTH_LIMIT = lazy_compile(r"nesting depth|too deep|nesting level", re.IGNORECASE)  # a parser's own depth limit
 
 
 class YamlProblem(SourceProblem):
@@ -39,8 +40,8 @@ class _Composer(_BaseLoader):
 
 
 _STR = "tag:yaml.org,2002:str"
-_INT = re.compile(r"[-+]?[0-9]+\Z")
-_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+_INT = lazy_compile(r"[-+]?[0-9]+\Z")
+_FLOAT = lazy_compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _NULL = {"", "~", "null", "Null", "NULL"}
 _SPECIAL_FLOAT = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"), ".nan": float("nan")}
@@ -212,7 +213,7 @@ def positions_for(nodes: list[Any]) -> YamlPositions:
     return YamlPositions(_MultiDoc(nodes) if nodes else None)
 
 
-_MARKER = re.compile(r"#\s*toolschema-lint:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?")
+_MARKER = lazy_compile(r"#\s*toolschema-lint:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?")
 
 
 def _scalar_spans(node: Any, out: list[tuple[int, int, int, int]], seen: set[int]) -> None:
