@@ -183,6 +183,18 @@ def test_broad_trigger_prefilter_agrees_with_the_full_pattern() -> None:
         assert bool(broad_trigger(text)) == bool(_BROAD_TRIGGER.search(text)), text
 
 
+@pytest.mark.parametrize("url,kind", [
+    ("postgres://kite:GANTI_KATA_SANDI@localhost:5432/kite", "placeholder"),
+    ("mysql://root:MOT_DE_PASSE@db.internal/x", "placeholder"),
+    ("postgres://kite:Xk29fPq1z@db.acme.io/kite", "credentials"),
+])
+def test_a_password_written_as_a_constant_is_a_placeholder(url: str, kind: str) -> None:
+    from toolschema_lint.checks.security_text import detect_credentials_url
+
+    found = detect_credentials_url(url)
+    assert found is not None and found.kind == kind
+
+
 @pytest.mark.parametrize("text,kind,severity", [
     ("-----BEGIN RSA PRIVATE KEY-----\n" + "MIIEowIBAAKCAQEAvX8kH4bHq0mJ5v3QdWm2" * 3 + "\n-----END RSA PRIVATE KEY-----",
      "a private key block", None),

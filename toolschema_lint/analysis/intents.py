@@ -19,9 +19,10 @@ from functools import lru_cache
 from typing import Callable, Iterable
 
 from .text import Analysis, Tag, analyse, cipher_views, identifier_view, leet_view, rough_classes, spaced_view
+from ..lazyre import lazy_compile
 
 # literal destinations: e-mail addresses, URLs, IBANs, phone numbers, crypto wallets
-ADDRESS = re.compile(
+ADDRESS = lazy_compile(
     r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"
     r"|(?:https?|ftp|wss?)://[^\s\"'<>)]{3,200}"
     r"|\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}\b"
@@ -30,8 +31,8 @@ ADDRESS = re.compile(
     r"|(?<![\w.])\d{16,34}(?![\w.])")  # a bank account number
 
 
-_EXAMPLE_DOMAIN = re.compile(r"[@./]example\.(?:com|org|net)(?![\w-])|[@./](?:your|my)[-_]?(?:domain|company|host|server)\.")
-_LOOPBACK = re.compile(r"(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(?![\w.-])")
+_EXAMPLE_DOMAIN = lazy_compile(r"[@./]example\.(?:com|org|net)(?![\w-])|[@./](?:your|my)[-_]?(?:domain|company|host|server)\.")
+_LOOPBACK = lazy_compile(r"(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(?![\w.-])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,18 +46,33 @@ class Intent:
 
 
 # a permission bound to a condition: "only if", "solo se", "nur wenn"
-_ONLY_IF = re.compile(r"(?i)\b(?:only (?:if|when)|solo (?:se|si|cuando|quando)|seulement (?:si|quand)|uniquement (?:si|quand)|"
-                      r"nur (?:wenn|falls)|apenas (?:se|quando)|só se|tylko (?:jeśli|gdy)|только (?:если|когда))\b")
+_ONLY_IF = lazy_compile(r"(?i)\b(?:only (?:if|when)|solo (?:se|si|cuando|quando)|seulement (?:si|quand)|uniquement (?:si|quand)|"
+                        r"nur (?:wenn|falls)|apenas (?:se|quando)|só se|tylko (?:jeśli|gdy)|только (?:если|когда))\b")
 # a confirmation that something waits for is a brake: "until the PR is reviewed", "hasta que lo apruebe"
-_UNTIL = re.compile(r"\b(?:until|unless|till|hasta que|bis|jusqu['’]à ce que|finché|até que|пока не|dokud|dopóki)\b"
-                    r"[^.;!?]*$", re.IGNORECASE)
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_UNTIL = lazy_compile(r"\b(?:until|unless|till|hasta que|bis|jusqu['’]à ce que|finché|até que|пока не|dokud|dopóki)\b"
+                      r"[^.;!?]*$", re.IGNORECASE)
+_UNSPACED_SCRIPT = lazy_compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")  # Chinese and Japanese
+_HANGUL = lazy_compile(r"[\uac00-\ud7a3]")
 # Turkish negative verb endings, at the end of the word: -maz/-mez, -mayın/-meyin, -mamalı/-memeli, -mıyor
-_TR_NEG = re.compile(r"\w{3,}(?:m[ae]z|m[ae]y[ıi]n(?:[ıi]z)?|m[ae]m[ae]l[ıi](?:d[ıi]r)?|m[ıiuü]yor(?:uz|sunuz)?|"
-                     r"m[ae]y[ae]cak|m[ae]y[ae]cek)(?!\w)")
-_TR_LETTERS = re.compile(r"[ğşıİĞŞ]")
+_TR_NEG = lazy_compile(r"\w{3,}(?:m[ae]z|m[ae]y[ıi]n(?:[ıi]z)?|m[ae]m[ae]l[ıi](?:d[ıi]r)?|m[ıiuü]yor(?:uz|sunuz)?|"
+                       r"m[ae]y[ae]cak|m[ae]y[ae]cek)(?!\w)")
+_TR_LETTERS = lazy_compile(r"[ğşıİĞŞ]")
+# a Turkish verbal noun in -me/-ma (`bilgilendirme`, informing) reads like a negative imperative ("don't inform"):
+# before a compound noun (`bilgilendirme SMS'i`, `bildirme yükümlülüğü`) or a light verb (`bildirme yapılır`) it
+# is the noun
+_TR_NOUN_AFTER = lazy_compile(r"\s+(?:\S{1,30}?(?:'?s?[ıiuü]|(?:s|y)?[ıiuü]n[ıiuü]|l[ae]r[ıi])(?![\w'])|yap\w*|edil\w*|et(?:mek|mez|ti|ir)\w*)")
+
+
+def _tr_verbal_noun(text: str, t: Tag) -> bool:
+    word = text[t.start:t.end]
+    return word[-2:] in ("me", "ma") and _TR_LETTERS.search(text) is not None \
+        and _TR_NOUN_AFTER.match(text, t.end) is not None
+# a negation that opens the next verb ("فأبلغ المستخدم ولا تعِد": inform the user, and do not retry), and "and"
+# between the word and a later negation: the negation is another verb's
+_NEG_OPENS = lazy_compile(r"[وف]?(?:لا|لم|لن)(?!\w)")
+_AND = lazy_compile(r"(?i)(?<!\w)(?:and|y|e|et|und|i|и|і|ve|dan|và|oraz|a)(?!\w)")
 # a complementizer: what follows it is what is told ("avise que não precisa", "sag ihnen, dass ...")
-_THAT = re.compile(r"(?i)(?<!\w)(?:that|que|che|dass|daß|że|что|що|bahwa|rằng|ki|أن|أنه|أنها|कि)(?!\w)")
+_THAT = lazy_compile(r"(?i)(?<!\w)(?:that|que|che|dass|daß|że|что|що|bahwa|rằng|ki|أن|أنه|أنها|कि)(?!\w)")
 
 
 class _Sentence:
@@ -109,7 +125,8 @@ class _Sentence:
 
     def negated(self, t: Tag, before: int = 4, after: int = 3, cls: tuple[str, ...] = ("NEG", "NONEED", "WITHOUT")) -> bool:
         """A negation close to `t` in its clause (the tag may carry the negation itself)."""
-        if any(c in t.classes for c in cls) and not ({"NEG", "NONEED", "WITHOUT"} >= t.classes):
+        if any(c in t.classes for c in cls) and not ({"NEG", "NONEED", "WITHOUT"} >= t.classes) \
+                and not _tr_verbal_noun(self.text, t):
             return True
         if "NEG" in cls and _TR_NEG.search(self.text, t.start, t.end) and _TR_LETTERS.search(self.text, *self.span):
             return True  # Turkish negates the verb itself: `gönderilmez` (is not sent), `sormayın` (do not ask)
@@ -123,7 +140,8 @@ class _Sentence:
                     continue  # "göndermeden önce" is "before sending", not "without sending"
                 d = _w(n) - w
                 if d > 0 and ("NEG" not in n.classes or self.text[n.end:n.end + 3].lower() == " to"
-                              or _THAT.search(self.text, t.end, n.start)):
+                              or _THAT.search(self.text, t.end, n.start) or _NEG_OPENS.match(self.text, n.start)
+                              or _AND.search(self.text, t.end, n.start)):
                     continue  # after the word only a negation negates ("mention it instead" does not); "tell them
                     # not to", "avise que não precisa": the negation belongs to what follows
                 if d < 0 and _HANGUL.search(self.text, n.start, n.end) and "NONEED" not in n.classes:
@@ -189,6 +207,8 @@ def concealment(s: _Sentence) -> Intent | None:
     for h in s.get("HIDE"):
         if s.negated(h, 3, 0, ("NEG",)) and (not s.has("USER") or _CANNOT.search(s.text, max(0, h.start - 24), h.start)):
             continue  # "it cannot be silently taken back": what cannot happen hides nothing
+        if sum(1 for n in s.get("NEG") if 0 < _w(h) - _w(n) <= 4 and n.clause == h.clause) >= 2:
+            continue  # "so that nothing invisible to the customer remains" (`nie zostało nic niewidocznego`)
         if _USED_TO.search(s.text, max(0, h.start - 40), h.start) or _OMIT_ARG.match(s.text, h.start):
             continue  # "comments are sometimes used to hide text", "omit to get the preview": a described use, an
             # argument left out
@@ -245,11 +265,11 @@ def _telling_negations(s: _Sentence) -> int:
                                                      and ("WITHOUT" not in n.classes or w > _w(n)) for w in tells)})
 
 
-_CLAUSE_OPEN = re.compile(r"(?:^|[.,;:!?()\n—–]|\s-\s)\s*(?:(?:please|bitte|por favor|per favore|s'il vous plaît|"
-                          r"proszę|пожалуйста|будь ласка|lütfen|lütfen)\s+)?"
-                          # a causative before the verb: "fatti incollare", "lass dir geben", "have them paste"
-                          r"(?:(?:fatti|fatevi|fagli|falle|fai|lass\s+dir|lassen\s+sie\s+sich|have\s+them|get\s+them\s+to|"
-                          r"hazte|pídeles\s+que|faites-vous|fais-toi)\s+)?$", re.IGNORECASE)
+_CLAUSE_OPEN = lazy_compile(r"(?:^|[.,;:!?()\n—–]|\s-\s)\s*(?:(?:please|bitte|por favor|per favore|s'il vous plaît|"
+                            r"proszę|пожалуйста|будь ласка|lütfen|lütfen)\s+)?"
+                            # a causative before the verb: "fatti incollare", "lass dir geben", "have them paste"
+                            r"(?:(?:fatti|fatevi|fagli|falle|fai|lass\s+dir|lassen\s+sie\s+sich|have\s+them|get\s+them\s+to|"
+                            r"hazte|pídeles\s+que|faites-vous|fais-toi)\s+)?$", re.IGNORECASE)
 
 
 def _kinds(s: _Sentence) -> int:
@@ -266,15 +286,19 @@ def _imperative(s: _Sentence, v: Tag) -> bool:
 
 
 # a described use, not an order: "is sometimes used to hide", "the page uses it to hide"
-_USED_TO = re.compile(r"(?i)\b(?:(?:is|are|was|were|be|been|being|often|sometimes|commonly|typically|usually|also)\s+used|"
-                      r"(?:uses|used|employs)\s+(?:it|them|this|these|that))\s+to\s+$")
+_USED_TO = lazy_compile(r"(?i)\b(?:(?:is|are|was|were|be|been|being|often|sometimes|commonly|typically|usually|also)\s+used|"
+                        r"(?:uses|used|employs)\s+(?:it|them|this|these|that))\s+to\s+$")
 # leaving an argument out: "omit to get the preview", "omit it for all", "if omitted"
-_OMIT_ARG = re.compile(r"(?i)omit(?:ted|ting|s)?(?:\s+(?:it|this|the\s+\w+|this\s+\w+))?\s+(?:to|for|if|when|and|or)\b"
-                       r"|omit(?:ted|ting|s)?\s*[,.;:)]")
-_CANNOT = re.compile(r"(?i)\b(?:cannot|can['’]?t|can\s+not|could\s+not|couldn['’]?t)\b")
+_OMIT_ARG = lazy_compile(r"(?i)omit(?:ted|ting|s)?(?:\s+(?:it|this|the\s+\w+|this\s+\w+))?\s+(?:to|for|if|when|and|or)\b"
+                         r"|omit(?:ted|ting|s)?\s*[,.;:)]")
+# the word before a verb of setting is a noun it describes ("the variable set when ..."), not an opener ("then set")
+_AFTER_NOUN = lazy_compile(r"(?i)(?<![\w-])(?!(?:to|and|then|please|always|also|must|should|you|just|now|or|but|"
+                           r"first|instead|so|also)\s)[a-z_]{2,}\s+$")
+_PARTICIPLE = lazy_compile(r"(?i)\s+(?:when|while|during|at|by|in|on|via|through|from|for|since|once)\b")
+_CANNOT = lazy_compile(r"(?i)\b(?:cannot|can['’]?t|can\s+not|could\s+not|couldn['’]?t)\b")
 # what is told is a claim about the user's situation ("don't tell the applicant they may start work until ...")
-_CLAIM_AFTER = re.compile(r"(?i)\s+(?:that\s+)?(?:they|he|she|it)\s+(?:may|can|could|will|would|are|is|have|has|should|"
-                          r"must|need|do|does|did|were|was|qualify|qualifies|owe|owes)\b")
+_CLAIM_AFTER = lazy_compile(r"(?i)\s+(?:that\s+)?(?:they|he|she|it)\s+(?:may|can|could|will|would|are|is|have|has|should|"
+                            r"must|need|do|does|did|were|was|qualify|qualifies|owe|owes)\b")
 
 
 def _tells_a_claim(s: _Sentence, t: Tag) -> bool:
@@ -340,7 +364,7 @@ def priority(s: _Sentence) -> Intent | None:
     firsts = s.get("FIRST")
     # an "any" inside "before any" ("before any packet is sent") is no other tool
     others = [(o, t) for o in s.get("OTHER") for t in s.get("TOOL")
-              if o is not t and abs(_w(o) - _w(t)) <= 3 and not any(x.start <= o.start and o.end <= x.end for x in firsts)]
+              if o is not t and _modifies(s, o, t, 3) and not any(x.start <= o.start and o.end <= x.end for x in firsts)]
     for f in firsts:
         other = others[0] if others else None
         # an order to the model: a call, or words that address it ("other tools accept only this code" describes)
@@ -361,7 +385,9 @@ def tampering(s: _Sentence) -> Intent | None:
         objs = [o for o in s.get("ARGOBJ") if o is not m and abs(_w(o) - _w(m)) <= 10]
         if not objs or s.negated(m, 3, 0, ("NEG",)) or _mentioned(s, m):
             continue
-        other = s.near("OTHER", "TOOL", 4) or s.near("OTHER", "SEND", 3) or \
+        if _PARTICIPLE.match(s.text, m.end) and _AFTER_NOUN.search(s.text, max(0, m.start - 30), m.start):
+            continue  # "the HIVECLOUD_API_KEY variable set when the server was installed": a participle
+        other = _other_tool(s, 4) or s.near("OTHER", "SEND", 3) or \
             (s.has("TOOL") and s.has("COND") and not s.has("THIS")) or \
             (s.has("CALL") and s.has("COND") and (bool(s.addr) or s.has("ALSO", "HIDE")) and not s.has("THIS"))
         if other or (s.addr and (s.has("ALSO", "HIDE") or s.has("COND") and s.has("DIR"))) \
@@ -390,12 +416,30 @@ def tampering(s: _Sentence) -> Intent | None:
                 return Intent("tampering", "directing calls to other tools", *_span(c), _view(c))
     asks_first = s.has("USER") and any(not s.negated(c, 8, 3) for c in s.get("CONFIRM"))
     for c in s.get("CALL"):
-        other = s.near("OTHER", "TOOL", 3)
+        other = _other_tool(s, 3)
         if other and (s.has("DIR") or s.has("FIRST") or s.has("HIDE")) and not s.negated(c, 3, 1, ("NEG",)) \
                 and not s.has("DEFENSE") and not asks_first:  # "confirm with the user before you run it"
             if s.has("THIS", "FIRST") and not s.has("ALSO", "HIDE", "ARGMOD"):
                 continue  # "call this tool before other tools": the priority intent's
             return Intent("tampering", "directing calls to other tools", *_span(c, *other), _view(c, *other))
+    return None
+
+
+def _modifies(s: _Sentence, o: Tag, t: Tag, dist: int) -> bool:
+    """`o` (another, any, every) qualifies the tool word `t`: before it within `dist` words ("any other tool"),
+    or right after it where the adjective follows its noun ("alat lain", "công cụ khác", "أداة أخرى"); "the
+    tool returns every hash suffix" names no other tool."""
+    d = _w(t) - _w(o)
+    if 0 < d <= dist:
+        return True
+    return -1.5 <= d < 0 and not s.text[t.end:o.start].strip()
+
+
+def _other_tool(s: _Sentence, dist: int) -> tuple[Tag, Tag] | None:
+    for o in s.get("OTHER"):
+        for t in s.get("TOOL"):
+            if o is not t and _modifies(s, o, t, dist):
+                return o, t
     return None
 
 
@@ -420,14 +464,14 @@ def _swaps_users_value(s: _Sentence) -> Tag | None:
 
 
 # a literal value: a code with digits (`EF-0931`, `SY-EXT-9921`), an IBAN
-_LITERAL = re.compile(r"\b(?=[A-Z0-9-]{0,24}\d)[A-Z]{1,5}-?[A-Z0-9]{2,16}(?:-[A-Z0-9]{1,16}){0,4}\b"
-                      r"|\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,8}")
+_LITERAL = lazy_compile(r"\b(?=[A-Z0-9-]{0,24}\d)[A-Z]{1,5}-?[A-Z0-9]{2,16}(?:-[A-Z0-9]{1,16}){0,4}\b"
+                        r"|\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,8}")
 
 
 # a tool named by its identifier: lower-case words joined by underscores (`trigger_deploy`, `git_push`)
-_AFTER_STEP = re.compile(r"\b(?:after|once|following|from|by|with|via|using)\s+(?:the\s+|a\s+)?[`'\"]?$", re.IGNORECASE)  # a step before
-_VALUE_AFTER = re.compile(r"\s*(?:=|:|to\b|on\b|على|на|auf\b|à\b|sur\b|em\b)?\s*(?:[\"'“«`]|true\b|false\b|\d)",
-                          re.IGNORECASE)
+_AFTER_STEP = lazy_compile(r"\b(?:after|once|following|from|by|with|via|using)\s+(?:the\s+|a\s+)?[`'\"]?$", re.IGNORECASE)  # a step before
+_VALUE_AFTER = lazy_compile(r"\s*(?:=|:|to\b|on\b|على|на|auf\b|à\b|sur\b|em\b)?\s*(?:[\"'“«`]|true\b|false\b|\d)",
+                            re.IGNORECASE)
 
 
 def _sets_value(text: str, end: int) -> bool:
@@ -437,7 +481,7 @@ def _sets_value(text: str, end: int) -> bool:
         after = after[1:]
     return _VALUE_AFTER.match(after) is not None
 
-_TOOL_IDENT = re.compile(r"(?<![A-Za-z0-9_.@/-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![A-Za-z0-9_@/-])")
+_TOOL_IDENT = lazy_compile(r"(?<![A-Za-z0-9_.@/-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![A-Za-z0-9_@/-])")
 
 
 def _codey(s: _Sentence, o: Tag) -> bool:
@@ -482,7 +526,7 @@ def _under_lead_negation(s: _Sentence, t: Tag) -> bool:
 
 
 # a clause of its own, joined by "and" and opening with its verb: ", and send", "، وأرسل", ", y envía"
-_AND_THEN = re.compile(r"\s*(?:(?:and|then|and then|y|e|et|und|i|и|і|ve|dan|và|oraz|a)\s+\S+|و\S+)\s*$", re.IGNORECASE)
+_AND_THEN = lazy_compile(r"\s*(?:(?:and|then|and then|y|e|et|und|i|и|і|ve|dan|và|oraz|a)\s+\S+|و\S+)\s*$", re.IGNORECASE)
 
 
 def exfiltration(s: _Sentence) -> Intent | None:
@@ -497,7 +541,11 @@ def exfiltration(s: _Sentence) -> Intent | None:
         return None
     # a copy (as well), the conversation, secrecy, or the user's own data to a literal address; a tool's own
     # fixed destination ("Email a bug report to feedback@...") names no user data
-    why = s.has("CONTEXT", "HIDE") or (bool(s.addr) and (s.has("ALSO") or s.has("USER") and s.has("PAYLOAD")
+    # the conversation or secrecy in the sending's clause, or a few words from it (words apart are not counted in
+    # scripts written without spaces: there the clause decides)
+    spaced = _UNSPACED_SCRIPT.search(s.text, *s.span) is None
+    why = any(t.clause in {v.clause for v in sends} or spaced and any(abs(_w(t) - _w(v)) <= 10 for v in sends)
+              for t in s.get("CONTEXT") + s.get("HIDE")) or (bool(s.addr) and (s.has("ALSO") or s.has("USER") and s.has("PAYLOAD")
                                                            or s.has("SENS") or _untold(s))) \
         or s.has("ALSO") and s.has("USER") and s.has("PAYLOAD")  # no literal address: the user's data as well
     if not why:
@@ -550,7 +598,7 @@ def output_instructions(s: _Sentence) -> Intent | None:
     return None
 
 
-_FOR_USER = re.compile(r"(?i)\b(?:for|to)\s+(?:the\s+|a\s+|an\s+|your\s+)?$")
+_FOR_USER = lazy_compile(r"(?i)\b(?:for|to)\s+(?:the\s+|a\s+|an\s+|your\s+)?$")
 
 
 def _apart(pair: tuple[Tag, Tag] | None) -> tuple[Tag, Tag] | None:
@@ -563,9 +611,9 @@ def _between(s: _Sentence, pair: tuple[Tag, Tag], cls: str) -> bool:
     return any(lo < _w(t) < hi for t in s.get(cls))
 
 
-_PRONOUN = re.compile(r"(?i)them|they|it|these|those|their")
-_BARE_TREAT = re.compile(r"(?i)treat(?:s|ed|ing)?|interpret(?:s|ed|ing)?")
-_AS_AFTER = re.compile(r"(?i)\bas\b|\blike\b")
+_PRONOUN = lazy_compile(r"(?i)them|they|it|these|those|their")
+_BARE_TREAT = lazy_compile(r"(?i)treat(?:s|ed|ing)?|interpret(?:s|ed|ing)?")
+_AS_AFTER = lazy_compile(r"(?i)\bas\b|\blike\b")
 
 
 def _complement(s: _Sentence, f: Tag) -> bool:
@@ -639,7 +687,10 @@ def safety(s: _Sentence) -> Intent | None:
         if _ARTICLE_BEFORE.search(s.text, max(0, x.start - 6), x.start) and _NOUN_AFTER.match(s.text, x.end):
             continue  # "carries out a verified erasure request": the request was verified, the tool claims nothing
         if any(t.classes & {"THIS", "NONEED", "CONFIRM", "ADDR", "FOLLOW"} and (t.end <= x.start or t.start >= x.end)
-               for t in s.tags):
+               and (t.clause == x.clause or abs(_w(t) - _w(x)) <= 6 or "NONEED" in t.classes
+                    or "CONFIRM" in t.classes and s.negated(t, 5, 3)) for t in s.tags):
+            # in the claim's clause or near it: "the account was verified at the first delivery (ID and the bank's
+            # confirmation)" says nothing of the tool
             return Intent("safety", "claims to be safe or pre-approved", *_span(x), _view(x))
     for c in s.get("CONFIRM"):
         if s.negated(c, 5, 3, ("NONEED", "NEG", "WITHOUT")) and s.has("NONEED") \
@@ -649,10 +700,10 @@ def safety(s: _Sentence) -> Intent | None:
     return None
 
 
-_ARTICLE_BEFORE = re.compile(r"(?i)\b(?:a|an)\s+$")
-_NOUN_AFTER = re.compile(r"(?i)\s+(?!(?:tool|function|action|operation|command|call|script|request\s+to\s+run)\b)[a-z][\w-]*")
-_VERB_WITH_OBJECT = re.compile(r"\s+(?:the|that|their|his|her|its|your|a|an|this|these|those|whether|each|every|"
-                               r"all|both|it|them|him)\b", re.IGNORECASE)
+_ARTICLE_BEFORE = lazy_compile(r"(?i)\b(?:a|an)\s+$")
+_NOUN_AFTER = lazy_compile(r"(?i)\s+(?!(?:tool|function|action|operation|command|call|script|request\s+to\s+run)\b)[a-z][\w-]*")
+_VERB_WITH_OBJECT = lazy_compile(r"\s+(?:the|that|their|his|her|its|your|a|an|this|these|those|whether|each|every|"
+                                 r"all|both|it|them|him)\b", re.IGNORECASE)
 
 
 def _short(s: _Sentence, t: Tag) -> str:
@@ -730,7 +781,7 @@ def find(a: Analysis) -> dict[str, Intent]:
 # what HTTP clients and logins take as a matter of course: counted neither as a second kind nor as held data
 _GENERIC_SENS = frozenset({"credentials", "credential", "token", "tokens", "access token", "cookie", "cookies",
                            "session id", "api key", "api keys", "apikey", "bearer token", "auth token", "login details"})
-_POSSESSIVE = re.compile(r"['’]s\b|\b(?:their|your|his|her)\b", re.IGNORECASE)
+_POSSESSIVE = lazy_compile(r"['’]s\b|\b(?:their|your|his|her)\b", re.IGNORECASE)
 
 
 def _holds_sensitive(a: Analysis) -> Intent | None:
@@ -758,9 +809,9 @@ def _holds_sensitive(a: Analysis) -> Intent | None:
     return None
 
 
-_QUICK = re.compile(r"[a-z]{3}")
+_QUICK = lazy_compile(r"[a-z]{3}")
 WINDOW, OVERLAP = 96, 32  # tags of one sentence read together, and shared by consecutive windows
-_SPACE_OR_WIDE = re.compile(r"\s|[^\x00-\u2fff]")  # a space, or a script written without spaces
+_SPACE_OR_WIDE = lazy_compile(r"\s|[^\x00-\u2fff]")  # a space, or a script written without spaces
 
 
 def _classes(a: Analysis) -> set[str]:
@@ -860,15 +911,15 @@ def analyse_decoded(text: str) -> dict[str, Intent]:
 
 # --- what a parameter's description says is done with its value ---------------------------------------
 
-_NOT_ONE_WORD = re.compile(r"[^\w]")
+_NOT_ONE_WORD = lazy_compile(r"[^\w]")
 # a shell or an interpreter named as such: an execution word near it runs the value, whatever the language
-_INTERPRETER = re.compile(r"/bin/|(?<![\w])(?:sh|bash|zsh|shell|powershell|pwsh|python|javascript|node(?:\.js)?|ruby|perl|"
-                          r"php|lua|jinja2?|cmd(?:\.exe)?)(?![\w])", re.IGNORECASE)
+_INTERPRETER = lazy_compile(r"/bin/|(?<![\w])(?:sh|bash|zsh|shell|powershell|pwsh|python|javascript|node(?:\.js)?|ruby|perl|"
+                            r"php|lua|jinja2?|cmd(?:\.exe)?)(?![\w])", re.IGNORECASE)
 _CAP_CLASSES = frozenset({"EXEC", "EVAL", "QUERY", "FETCH", "UPLOAD", "OVERWRITE", "SEND"})
 
 
 # the value goes into a statement as it is: no escaping, no check
-_RAW_INTO = re.compile(
+_RAW_INTO = lazy_compile(
     r"(?i)verbatim|\bas[- ]is\b|unescaped|unchecked|without (?:any )?(?:escaping|check|validation|sanitiz)|"
     r"concatenat|\bappended\b|\bpasted\b|\binserted (?:in)?to\b|dropped (?:verbatim )?into|così com'è|"
     r"senza (?:alcun )?controllo|tel quel|sans (?:échappement|contrôle|vérification)|tal cual|sin (?:escapar|control)|"
@@ -951,4 +1002,15 @@ def states_confirmation(text: str) -> bool:
         for c in s.get("CONFIRM"):
             if s.has("USER") and not s.negated(c, 5, 3):
                 return True
-    return False
+    # an approval the call waits for, whoever gives it: "a manager has to approve it", "only after they accept",
+    # "created pending approval"
+    m = _APPROVAL_REQUIRED.search(text)
+    return m is not None and not _NEGATED_BEFORE.search(text, max(0, m.start() - 24), m.start())
+
+
+_APPROVAL_REQUIRED = lazy_compile(
+    r"(?i)\b(?:has to|have to|must|needs? to|requires?|required|pending|awaiting|until|only after|only once)\s+"
+    r"(?:(?:the|a|an|their|its|be|been|is|are|they|he|she|it|user|customer|manager|admin\w*|second|human|person|"
+    r"supervisor|owner|someone|explicit|written|\w+['’]s)\s+){0,4}(?:approv\w*|confirm\w*|accept\w*|sign(?:s|ed)?[- ]?off|"
+    r"authori[sz]\w*)\b")
+_NEGATED_BEFORE = lazy_compile(r"(?i)\b(?:no|not|never|without|n['’]t)\s+(?:\w+\s+)?$")

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from ..lazyre import lazy_compile
 
 CLASSES = (
     "ADDR", "DIR", "USER", "TELL", "HIDE", "NEG", "NONEED", "WITHOUT", "OTHER", "TOOL", "THIS", "CALL", "ARGMOD",
@@ -30,8 +30,8 @@ _CJK_CHARS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _MARKS = "\u0300-\u036f\u0483-\u0489\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0900-\u0903\u093a-\u094f" \
          "\u0951-\u0957\u0962\u0963"
 _LETTER = f"(?:[^\\W_{_CJK_CHARS}]|[{_MARKS}])"
-WORD = re.compile(f"[{_CJK_CHARS}]+|{_LETTER}+(?:['’]{_LETTER}+)*")
-_CJK = re.compile(f"[{_CJK_CHARS}]")
+WORD = lazy_compile(f"[{_CJK_CHARS}]+|{_LETTER}+(?:['’]{_LETTER}+)*")
+_CJK = lazy_compile(f"[{_CJK_CHARS}]")
 MIN_STEM = 3  # a stem shorter than this would match too much (in alphabets; Hangul syllables: 2)
 
 
@@ -39,7 +39,7 @@ def is_cjk(ch: str) -> bool:
     return _CJK.match(ch) is not None
 
 
-_PUNCT = re.compile(r"[:/()\[\]{}<>=@#$%^&+|\\;,\"!?`]")
+_PUNCT = lazy_compile(r"[:/()\[\]{}<>=@#$%^&+|\\;,\"!?`]")
 # languages written in another script: an ASCII term in their lexicon is an English loanword
 _OWN_SCRIPT = frozenset({"zh", "ja", "ko", "ru", "uk", "ar", "hi"})
 
@@ -123,9 +123,16 @@ def folded_spellings(term: str, lang: str) -> list[str]:
         plain = "".join(c for c in unicodedata.normalize("NFKD", f.translate(_FOLD_LETTERS))
                         if not unicodedata.combining(c))
         plain = unicodedata.normalize("NFKC", plain)
-        if plain != term and plain not in out and len(plain.rstrip("*").replace(" ", "")) >= 5:
+        if plain != term and plain not in out and len(plain.rstrip("*").replace(" ", "")) >= 5 \
+                and not _folds_a_short_word(f, plain):
             out.append(plain)
     return out
+
+
+def _folds_a_short_word(term: str, plain: str) -> bool:
+    """A word of one or two letters lost its accent (`você é` -> `voce e`): unaccented, it is another word in
+    another language (Italian `voce e`, "voice and"), so the plain spelling is left out."""
+    return any(a != b and len(b) <= 2 for a, b in zip(term.split(), plain.split()))
 
 
 def build(files: dict[str, dict]) -> Lexicon:

@@ -20,10 +20,11 @@ from typing import Any
 from ..model import Hit, Server, Severity, Tool, per_tool
 from ..registry import check
 from ._schema_walk import params, properties, tool_params
+from ..lazyre import lazy_compile
 
 # --- words ---------------------------------------------------------------------------------------
 
-_SPLIT = re.compile(r"[^0-9A-Za-z\u00c0-\uffff]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SPLIT = lazy_compile(r"[^0-9A-Za-z\u00c0-\uffff]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 # Characters of any one text (a description, a title) the checks read. Every pattern here is linear,
 # but a rule set runs some twenty of them; past this size a description is an anomaly that the
 # context-size and padding rules report on their own.
@@ -94,7 +95,7 @@ def string_leaf(schema: Any, depth: int = 0) -> dict | None:
     return None
 
 
-_TRIVIAL_PATTERN = re.compile(
+_TRIVIAL_PATTERN = lazy_compile(
     r"\^?\(?(?:\.|\[\\s\\S\]|\[\\S\\s\]|\[\\w\\W\]|\[\\W\\w\]|\[\\d\\D\]|\[\^\]|\[\^\\n\])"
     r"(?:[*+?]|\{\d*,?\d*\})?\)?\$?")
 
@@ -118,22 +119,22 @@ _CMD_HEADS = {"command", "commands", "cmd", "cmds", "cmdline", "commandline", "s
               "powershell", "pwsh", "exec", "shellcmd"}
 _CODE_HEADS = {"code", "script", "scripts", "snippet", "program", "javascript", "js", "python", "eval", "expression",
                "expr"}
-_EXEC = re.compile(r"\b(?:execut\w*|run|runs|running|eval|evaluat\w*|interpret\w*|spawn\w*)\b", re.IGNORECASE)
-_CODE_LANG = re.compile(r"\b(?:code|script|javascript|typescript|python|bash|shell|node\.?js|ruby|perl|lua)\b", re.IGNORECASE)
-_CMD_DESC = re.compile(
+_EXEC = lazy_compile(r"\b(?:execut\w*|run|runs|running|eval|evaluat\w*|interpret\w*|spawn\w*)\b", re.IGNORECASE)
+_CODE_LANG = lazy_compile(r"\b(?:code|script|javascript|typescript|python|bash|shell|node\.?js|ruby|perl|lua)\b", re.IGNORECASE)
+_CMD_DESC = lazy_compile(
     r"\b(?:shell|bash|terminal|powershell|cmd|system|os|command[- ]line)\s+commands?\b"
     r"|\bcommands?\s+(?:line\s+)?to\s+(?:run|execute)\b"
     r"|\b(?:code|script|javascript|python|js)\s+(?:to|that\s+will\s+be|which\s+is|will\s+be)\s+(?:run|execut|eval)", re.IGNORECASE)
-_SQL_DESC = re.compile(r"\b(?:sql|cypher|sparql)\s+(?:query|queries|statements?|commands?|code|to\s+(?:run|execute))\b", re.IGNORECASE)
-_SQL_WORD = re.compile(r"\b(?:sql|t-sql|tsql|cypher|sparql)\b", re.IGNORECASE)
-_SQL_KEYWORD = re.compile(r"\b(?:SELECT|INSERT|UPDATE|DELETE|DROP|ALTER|CREATE\s+TABLE)\b")
-_DB_CONTEXT = re.compile(r"\b(?:sql|database|postgres\w*|mysql|sqlite|mariadb|mssql|duckdb|bigquery|snowflake|redshift"
-                         r"|clickhouse|oracle|cypher|neo4j|sparql)\b", re.IGNORECASE)
-_SEARCHY = re.compile(r"\b(?:search|keywords?|terms?|phrase|natural[- ]language|question|full[- ]text)\b", re.IGNORECASE)
+_SQL_DESC = lazy_compile(r"\b(?:sql|cypher|sparql)\s+(?:query|queries|statements?|commands?|code|to\s+(?:run|execute))\b", re.IGNORECASE)
+_SQL_WORD = lazy_compile(r"\b(?:sql|t-sql|tsql|cypher|sparql)\b", re.IGNORECASE)
+_SQL_KEYWORD = lazy_compile(r"\b(?:SELECT|INSERT|UPDATE|DELETE|DROP|ALTER|CREATE\s+TABLE)\b")
+_DB_CONTEXT = lazy_compile(r"\b(?:sql|database|postgres\w*|mysql|sqlite|mariadb|mssql|duckdb|bigquery|snowflake|redshift"
+                           r"|clickhouse|oracle|cypher|neo4j|sparql)\b", re.IGNORECASE)
+_SEARCHY = lazy_compile(r"\b(?:search|keywords?|terms?|phrase|natural[- ]language|question|full[- ]text)\b", re.IGNORECASE)
 _QUERY_HEADS = {"query", "queries", "statement", "statements", "stmt"}
 _URL_HEADS = {"url", "urls", "uri", "uris", "link", "links", "href", "endpoint", "webhook", "webhooks", "callback"}
-_URL_DESC = re.compile(r"\b(?:urls?|uris?|web\s*address\w*|(?:page|site|website|web\s*page)\s+address\w*"
-                       r"|address\s+of\s+(?:the|a)\s+(?:page|site|website|web\s*page))\b", re.IGNORECASE)
+_URL_DESC = lazy_compile(r"\b(?:urls?|uris?|web\s*address\w*|(?:page|site|website|web\s*page)\s+address\w*"
+                         r"|address\s+of\s+(?:the|a)\s+(?:page|site|website|web\s*page))\b", re.IGNORECASE)
 _URL_FORMATS = {"uri", "url", "iri", "uri-reference", "iri-reference", "uri-template"}
 _OUTBOUND_WORDS = {"webhook", "webhooks", "hook", "callback", "notify", "notification", "upload", "destination", "dest",
                    "post", "report", "forward", "sink", "push", "deliver", "send", "receiver", "collector",
@@ -141,18 +142,18 @@ _OUTBOUND_WORDS = {"webhook", "webhooks", "hook", "callback", "notify", "notific
 _OUTBOUND_VERBS = {"send", "post", "upload", "export", "forward", "notify", "sync", "backup", "publish", "report",
                    "submit", "push", "share", "deliver", "mirror", "replicate", "transmit", "beacon", "register",
                    "subscribe", "webhook", "callback"}
-_DEST_DESC = re.compile(r"\b(?:destination|(?:send|post|upload|deliver|push|forward|report)\w*\s+(?:\w+\s+){0,3}to"
-                        r"|receiv\w*|notif\w*|callback|webhook|where\s+to\s+(?:send|post|upload|deliver))\b", re.IGNORECASE)
+_DEST_DESC = lazy_compile(r"\b(?:destination|(?:send|post|upload|deliver|push|forward|report)\w*\s+(?:\w+\s+){0,3}to"
+                          r"|receiv\w*|notif\w*|callback|webhook|where\s+to\s+(?:send|post|upload|deliver))\b", re.IGNORECASE)
 _PATH_HEADS = {"path", "paths", "file", "files", "filepath", "filepaths", "filename", "filenames", "dir", "dirs",
                "directory", "directories", "folder", "folders", "cwd", "workdir", "pathname"}
 _NOT_FS = {"url", "uri", "api", "json", "jq", "xml", "x", "xpath", "jsonpath", "key", "route", "http", "https",
            "endpoint", "web", "css", "object", "s3", "gcs", "remote", "graph", "field", "property", "attr", "dot"}
 _REMOTE_SIBLINGS = {"owner", "repo", "repository", "repo_name", "bucket", "branch", "ref", "project_id", "drive_id",
                     "container", "share_id"}
-_CONTENT = re.compile(r"\b(?:base64|contents?|bytes|data\s+uri|binary)\b", re.IGNORECASE)
-_ANYWHERE = re.compile(r"\b(?:any\s+(?:file|path|directory|folder|location)|absolute\s+paths?|anywhere|entire\s+(?:file\s*system|disk)"
-                       r"|outside\s+(?:the|of)|system\s+files?|home\s+director\w*|root\s+director\w*)\b|~/|/etc/|[a-z]:\\\\",
-                       re.IGNORECASE)
+_CONTENT = lazy_compile(r"\b(?:base64|contents?|bytes|data\s+uri|binary)\b", re.IGNORECASE)
+_ANYWHERE = lazy_compile(r"\b(?:any\s+(?:file|path|directory|folder|location)|absolute\s+paths?|anywhere|entire\s+(?:file\s*system|disk)"
+                         r"|outside\s+(?:the|of)|system\s+files?|home\s+director\w*|root\s+director\w*)\b|~/|/etc/|[a-z]:\\\\",
+                         re.IGNORECASE)
 
 
 _CODE_CALLBACKS = {"callback", "hook"}
@@ -160,7 +161,7 @@ _CODE_CALLBACKS = {"callback", "hook"}
 _CODE_QUALIFIERS = {"source", "python", "py", "js", "javascript", "typescript", "ts", "shell", "bash", "sh", "sql", "r",
                     "ruby", "lua", "script", "program", "snippet", "user", "custom", "inline", "raw", "cell", "node",
                     "powershell", "perl", "go", "java", "c", "cpp", "rust", "php", "run", "exec", "eval"}
-_FUNCTION_DESC = re.compile(r"\b(?:function|method|handler|lambda|closure|callable)\b", re.IGNORECASE)
+_FUNCTION_DESC = lazy_compile(r"\b(?:function|method|handler|lambda|closure|callable)\b", re.IGNORECASE)
 _ATTACHED = {"attachment", "attachments", "attach", "attached", "image", "images", "media", "photo", "photos"}
 
 
@@ -290,9 +291,9 @@ def unbounded_command_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
 
 
 # query languages that only read (logs, metrics, search indexes): such a query cannot change data
-_READ_ONLY_QL = re.compile(r"\b(?:kql|logql|promql|metricsql|traceql|lucene|splunk|spl|loki|prometheus|elasticsearch|"
-                           r"opensearch|kibana|datadog|log\s+(?:query|search|index)|logs?\s+quer\w+|jsonpath|jmespath|jq)\b",
-                           re.IGNORECASE)
+_READ_ONLY_QL = lazy_compile(r"\b(?:kql|logql|promql|metricsql|traceql|lucene|splunk|spl|loki|prometheus|elasticsearch|"
+                             r"opensearch|kibana|datadog|log\s+(?:query|search|index)|logs?\s+quer\w+|jsonpath|jmespath|jq)\b",
+                             re.IGNORECASE)
 
 
 def _read_only_language(tool: Tool, leaf: dict) -> bool:
@@ -314,9 +315,9 @@ def unbounded_sql_parameter(tool: Tool, ctx: Any) -> Iterator[Hit]:
                          **({"_severity": Severity.INFO} if ro else _gated(tool, "sql")))
 
 
-_FETCH = re.compile(r"\b(?:fetch\w*|download\w*|navigat\w*|brows\w*|visit\w*|open\w*|load\w*|crawl\w*|scrap\w*"
-                    r"|retriev\w*|reads?|import\w*|preview\w*|proxy|extract\w*|screenshot\w*|render\w*|ingest\w*|pull\w*"
-                    r"|get\s+(?:the\s+)?(?:contents?|page|html|text)|http\s+(?:get|request)|url\s+to)\b", re.IGNORECASE)
+_FETCH = lazy_compile(r"\b(?:fetch\w*|download\w*|navigat\w*|brows\w*|visit\w*|open\w*|load\w*|crawl\w*|scrap\w*"
+                      r"|retriev\w*|reads?|import\w*|preview\w*|proxy|extract\w*|screenshot\w*|render\w*|ingest\w*|pull\w*"
+                      r"|get\s+(?:the\s+)?(?:contents?|page|html|text)|http\s+(?:get|request)|url\s+to)\b", re.IGNORECASE)
 
 
 def open_world(tool: Tool) -> bool:
@@ -373,8 +374,8 @@ _AUTHORITY_NAMES = {"admin", "sudo", "superuser", "root", "admin_mode", "god_mod
                     "admin_override", "authorized", "authorised", "auto_approve", "autoapprove", "preauthorized",
                     "pre_authorized", "elevate", "escalate"}
 _CLAIM_PREFIXES = {"is", "as", "has", "run", "act", "am", "grant", "with", "use", "i"}
-_FILTER_DESC = re.compile(r"\b(?:filter\w*|only\s+(?:return|show|list|include)|include\s+only|restrict\s+(?:the\s+)?results"
-                          r"|whether\s+to\s+(?:include|show|list|return))\b", re.IGNORECASE)
+_FILTER_DESC = lazy_compile(r"\b(?:filter\w*|only\s+(?:return|show|list|include)|include\s+only|restrict\s+(?:the\s+)?results"
+                            r"|whether\s+to\s+(?:include|show|list|return))\b", re.IGNORECASE)
 _BYPASS_VERBS = {"skip", "bypass", "disable", "ignore", "override", "no", "without", "suppress"}
 _GUARDS = {"auth", "authentication", "authorization", "authorisation", "permission", "permissions", "approval",
            "approvals", "confirmation", "confirm", "verification", "verify", "validation", "checks", "check", "security",
@@ -384,12 +385,12 @@ _TRANSPORT = {"tls", "ssl", "cert", "certs", "certificate", "certificates", "htt
 _UNSAFE = {"unsafe", "insecure", "dangerously", "yolo"}
 _ROLE_NAMES = {"role", "user_role", "access_level", "permission", "permissions", "privilege", "privileges",
                "auth_level", "trust_level", "clearance", "access_role", "my_role", "caller_role", "acl", "grant"}
-_PRIVILEGED_VALUES = re.compile(r"^(?:admin\w*|root|owner|super\w*|sudo|system|god|elevated|privileged|all|\*|full\w*)$", re.IGNORECASE)
+_PRIVILEGED_VALUES = lazy_compile(r"^(?:admin\w*|root|owner|super\w*|sudo|system|god|elevated|privileged|all|\*|full\w*)$", re.IGNORECASE)
 _CHAT_ROLES = {"user", "assistant", "system", "tool", "developer", "model", "function"}
 _TARGET_SIBLINGS = {"user_id", "userid", "email", "member", "member_id", "invitee", "username", "login", "target_user",
                     "principal", "account_id", "group_id", "team_id", "user", "users", "emails", "assignee"}
-_BYPASS_DESC = re.compile(r"\b(?:skip|skips|bypass\w*|ignor\w*|overrid\w*|without)\s+(?:the\s+|all\s+|any\s+)?"
-                          r"(?:\w+\s+)?(?:checks?|confirmation|approval|permissions?|validation|safeguards?|prompts?)\b", re.IGNORECASE)
+_BYPASS_DESC = lazy_compile(r"\b(?:skip|skips|bypass\w*|ignor\w*|overrid\w*|without)\s+(?:the\s+|all\s+|any\s+)?"
+                            r"(?:\w+\s+)?(?:checks?|confirmation|approval|permissions?|validation|safeguards?|prompts?)\b", re.IGNORECASE)
 
 
 def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | None:
@@ -423,8 +424,8 @@ def permission_kind(name: str, schema: Any, siblings: Iterable[str]) -> str | No
 
 _PAGE_ELEMENTS = {"banner", "banners", "dialog", "dialogs", "popup", "popups", "modal", "modals", "overlay", "button",
                   "buttons", "checkbox", "page", "screen", "form", "wall", "prompt", "prompts", "notice", "cookie", "cookies"}
-_NOT_AUTHORITY_DESC = re.compile(r"\b(?:director(?:y|ies)|folder|path|node|tree|element|document|url|uri|domain|"
-                                 r"namespace|repository|bucket|project|workspace)\b", re.IGNORECASE)
+_NOT_AUTHORITY_DESC = lazy_compile(r"\b(?:director(?:y|ies)|folder|path|node|tree|element|document|url|uri|domain|"
+                                   r"namespace|repository|bucket|project|workspace)\b", re.IGNORECASE)
 
 
 def _structured(schema: dict) -> bool:
@@ -469,7 +470,7 @@ _ACTOR_NAMES = {"as_user", "run_as", "runas", "act_as", "acting_as", "on_behalf_
                 "as_role", "assume_role", "assume_identity", "switch_user", "su"}
 _IDENTITY_NAMES = {"user_id", "userid", "user", "username", "user_name", "account_id", "account", "uid", "email",
                    "user_email", "identity", "principal", "tenant_id", "org_id", "customer_id"}
-_CALLER_DESC = re.compile(
+_CALLER_DESC = lazy_compile(
     r"\b(?:current(?:ly)?\s+(?:logged[- ]in\s+)?user|logged[- ]in\s+user|authenticated\s+user|requesting\s+user"
     r"|calling\s+user|caller|acting\s+user|on\s+behalf\s+of|impersonat\w*|act(?:s|ing)?\s+as|run(?:s|ning)?\s+as"
     r"|whose\s+(?:permissions|privileges|credentials|access)|(?:permissions|privileges|credentials)\s+of\s+(?:the|this)\s+user"
@@ -503,8 +504,8 @@ _CONTACTS = {"email", "emails", "email_address", "email_addresses", "address", "
 _READ_PARAMS = {"attachment", "attachments", "attach", "file", "files", "path", "paths", "file_path", "file_paths",
                 "filepath", "include_files", "query", "sql", "source", "sources", "document", "documents", "context",
                 "conversation", "history", "transcript", "data"}
-_READS = re.compile(r"\b(?:attach\w*|contents?\s+of|reads?|collects?|gathers?|exports?|dumps?|backs?\s+up|sync\w*"
-                    r"|conversation|chat\s+history|transcript|environment\s+variables|clipboard)\b", re.IGNORECASE)
+_READS = lazy_compile(r"\b(?:attach\w*|contents?\s+of|reads?|collects?|gathers?|exports?|dumps?|backs?\s+up|sync\w*"
+                      r"|conversation|chat\s+history|transcript|environment\s+variables|clipboard)\b", re.IGNORECASE)
 _NOT_RECIPIENT = {"date", "date-time", "time", "uri", "url"}
 
 
@@ -574,9 +575,9 @@ _ACTIVE_MEDIA = {"text/html", "application/xhtml+xml", "application/javascript",
 _MARKUP_WORDS = {"html", "xhtml", "svg", "script", "scripts", "javascript", "js", "iframe", "markup"}
 _NOT_CONTENT = {"url", "uri", "link", "href", "id", "path", "file", "name", "type", "size", "length", "hash", "count",
                 "enabled", "mode", "version", "language", "lang"}
-_RAW_HTML = re.compile(r"\b(?:raw|unsanitized|unsanitised|unescaped|unfiltered|verbatim|arbitrary|full|executable|inline)"
-                       r"\s+(?:html|javascript|js|script|markup|svg)\b|<\s*script\b|\bnot\s+(?:sanitized|sanitised|escaped)\b"
-                       r"|\bhtml\s+(?:source|markup|content|body|code|document|string|snippet|fragment)\b", re.IGNORECASE)
+_RAW_HTML = lazy_compile(r"\b(?:raw|unsanitized|unsanitised|unescaped|unfiltered|verbatim|arbitrary|full|executable|inline)"
+                         r"\s+(?:html|javascript|js|script|markup|svg)\b|<\s*script\b|\bnot\s+(?:sanitized|sanitised|escaped)\b"
+                         r"|\bhtml\s+(?:source|markup|content|body|code|document|string|snippet|fragment)\b", re.IGNORECASE)
 
 
 def active_content(name: Any, schema: dict) -> str | None:
@@ -646,13 +647,13 @@ _CAP_DESC = {
                           re.IGNORECASE),
 }
 # a description that names destructive SQL only as what fails or what is flagged, not as what the tool does
-_STATEMENTS_FAIL = re.compile(r"read[- ]?only|\bfail|\breject|\bblocked\b|\bnot (?:allowed|permitted)\b|\bflag|"
-                              r"solo (?:tiene )?permiso|réplica de lectura|только для чтения|только чтение|"
-                              r"\bfallan?\b|\bé rejeitad|\béchou|\brecusad|\brechazad|\brefusé|\brejeté|\babgelehnt|"
-                              r"\brifiutat|\bodrzucan|\bотклоня|\bотхиля|\breddedil|\bditolak", re.IGNORECASE)
-_CAP_DESC_DELETE_VERB = re.compile(r"\b(?:permanently|irreversibly|irrevocably)\s+(?:delete|remove|erase|destroy|wipe)s?\b"
-                                   r"|\b(?:deletes?|removes?|wipes?|erases?|destroys?|purges?)\s+(?:all|every|the\s+entire)\b"
-                                   r"|\brm\s+-rf\b", re.IGNORECASE)
+_STATEMENTS_FAIL = lazy_compile(r"read[- ]?only|\bfail|\breject|\bblocked\b|\bnot (?:allowed|permitted)\b|\bflag|"
+                                r"solo (?:tiene )?permiso|réplica de lectura|только для чтения|только чтение|"
+                                r"\bfallan?\b|\bé rejeitad|\béchou|\brecusad|\brechazad|\brefusé|\brejeté|\babgelehnt|"
+                                r"\brifiutat|\bodrzucan|\bотклоня|\bотхиля|\breddedil|\bditolak", re.IGNORECASE)
+_CAP_DESC_DELETE_VERB = lazy_compile(r"\b(?:permanently|irreversibly|irrevocably)\s+(?:delete|remove|erase|destroy|wipe)s?\b"
+                                     r"|\b(?:deletes?|removes?|wipes?|erases?|destroys?|purges?)\s+(?:all|every|the\s+entire)\b"
+                                     r"|\brm\s+-rf\b", re.IGNORECASE)
 _CAP_WHAT = {"delete": "deletes", "pay": "moves money or buys", "send": "sends messages", "execute": "runs code or commands"}
 _AMOUNT = {"amount", "value", "sum", "price", "quantity", "currency", "lamports", "wei", "sats"}
 _APPROVAL_KEYS = {"approvalrequired", "requiresapproval", "requireapproval", "needsapproval", "confirmationrequired",
@@ -682,6 +683,14 @@ _MAKING = {"create", "make", "send", "submit", "initiate", "process", "execute",
            "confirm", "complete", "approve", "authorize", "capture"}
 
 
+def _fixed_commands(tool: Tool) -> bool:
+    """Every string parameter of the tool takes one of a fixed set of values (an `enum` or a `const`)."""
+    from ._schema_walk import tool_params
+
+    strings = [sub for _p, _n, sub, _o in tool_params(tool) if isinstance(sub, dict) and "string" in _types(sub)]
+    return bool(strings) and all(isinstance(sub.get("enum"), list) or "const" in sub for sub in strings)
+
+
 def action_words(name: Any) -> tuple[str, ...]:
     """The words of a tool name after its namespace: `mail.search_inbox` -> (search, inbox)."""
     if not isinstance(name, str):
@@ -706,6 +715,9 @@ def capabilities(tool: Tool) -> frozenset[str]:
             caps.add("pay")
         if wset & {"run", "runs"} and wset & _RUNNABLE:
             caps.add("execute")  # `run_command`, `run_python`; not `run_monitor`, `git_checkout`
+        exec_words = wset & _CAP_WORDS["execute"]
+        if "execute" in caps and exec_words and exec_words <= {"command", "cmd"} and _fixed_commands(tool):
+            caps.discard("execute")  # `send_mount_command(command: enum [":Q#", ":hP#"])`: a fixed set, not a shell
         if wset & _NOT_EXEC or wset & _CAP_WORDS["execute"] == {"terminal"} and wset & _DEVICE_TERMINAL:
             caps.discard("execute")  # `run_query`, `run_tests`: bounded jobs, not arbitrary execution; a card terminal
         if "transfer" in wset and param_names(tool) & _AMOUNT:
@@ -755,7 +767,9 @@ def braked(tool: Tool, caps: frozenset[str] | None = None) -> bool:
         return True  # OpenAI, Anthropic and Gemini have no annotations: a stated confirmation step is the brake
     if ann.get("readOnlyHint") is False:
         caps = capabilities(tool) if caps is None else caps
-        return ann.get("destructiveHint") is not False or caps == {"send"}
+        # a charge is additive (`destructiveHint: false` is true of it): the user's confirmation, stated, is its brake
+        return ann.get("destructiveHint") is not False or caps == {"send"} or (
+            bool(caps) and caps <= {"pay", "send"} and _states_confirmation(tool))
     return False
 
 
@@ -765,6 +779,10 @@ def marked_safe(tool: Tool, caps: frozenset[str]) -> tuple[str, tuple[str, ...]]
     if ann.get("readOnlyHint") is True:
         return "readOnlyHint: true", ("annotations", "readOnlyHint")
     harmful = caps & {"delete", "pay", "execute"}
+    if caps & {"delete", "execute"} or "pay" in caps and not _states_confirmation(tool):
+        pass
+    else:
+        harmful = frozenset()  # a charge is an additive update (MCP): with the user's confirmation stated, no claim
     if harmful and ann.get("destructiveHint") is False:
         return "destructiveHint: false", ("annotations", "destructiveHint")
     if harmful and approval_signal(tool) is False:
@@ -782,9 +800,9 @@ def _claim_hit(tool: Tool, ctx: Any, tokens: tuple[str, ...], **args: Any) -> Hi
 
 
 # a statement that changes data, named as something the tool runs ("any SQL statement (SELECT, INSERT, UPDATE...)")
-_SQL_WRITES = re.compile(r"\b(?:INSERT|UPDATE|DELETE|DROP|ALTER|TRUNCATE|MERGE|GRANT|CREATE\s+(?:TABLE|INDEX|VIEW))\b"
-                         r"|(?i:\b(?:DDL|DML|read[- ]write|any\s+(?:sql\s+)?(?:statement|query|command)s?|write\s+quer\w+"
-                         r"|writes?\s+(?:to\s+)?the\s+database|modif\w+\s+(?:the\s+)?(?:data|database|tables?|rows?|records?))\b)")
+_SQL_WRITES = lazy_compile(r"\b(?:INSERT|UPDATE|DELETE|DROP|ALTER|TRUNCATE|MERGE|GRANT|CREATE\s+(?:TABLE|INDEX|VIEW))\b"
+                           r"|(?i:\b(?:DDL|DML|read[- ]write|any\s+(?:sql\s+)?(?:statement|query|command)s?|write\s+quer\w+"
+                           r"|writes?\s+(?:to\s+)?the\s+database|modif\w+\s+(?:the\s+)?(?:data|database|tables?|rows?|records?))\b)")
 
 
 def runs_writing_sql(tool: Tool) -> bool:
@@ -845,7 +863,7 @@ _CONFUSABLES = str.maketrans({
     # Latin look-alikes and digits that pass for letters
     "ı": "l", "i": "l", "ł": "l", "ß": "b", "0": "o", "1": "l", "3": "e", "5": "s", "|": "l", "!": "l",
 })
-_SEPARATORS = re.compile(r"[\s_\-.:/]+")
+_SEPARATORS = lazy_compile(r"[\s_\-.:/]+")
 _SKELETON_FOLDS = (("rn", "m"), ("vv", "w"))
 
 
@@ -946,7 +964,7 @@ def lookalike_tool_name_across_servers(servers: list[Server], ctx: Any) -> Itera
                      more=_more(more, "like names on"))
 
 
-_BROAD_TRIGGER = re.compile(
+_BROAD_TRIGGER = lazy_compile(
     r"\b(?:whenever|every\s*time|any\s*time|each\s+time)\b[^.\n]{0,80}?\b(?:mention\w*|says?|ask\w*|talks?|refers?|types?"
     r"|wants?|needs?|requests?|uses?\s+(?:the\s+)?words?)\b"
     r"|\b(?:use|call|invoke|choose|prefer|select|pick)\s+(?:this|me|it)(?:\s+tool)?\s+(?:for|on|with|in)\s+(?:any|all|every)\b"
@@ -958,7 +976,7 @@ _BROAD_TRIGGER = re.compile(
     r"|(?:所有|任何|一切)(?:的)?(?:请求|任务|问题|情况|场景|数据)", re.IGNORECASE)
 # every branch of `_BROAD_TRIGGER` that can match ASCII text holds one of these words, where a word
 # starts (after `\b` or whitespace)
-_BROAD_WORDS = re.compile(r"\b(?:whenever|every|any|each|instead|all)")
+_BROAD_WORDS = lazy_compile(r"\b(?:whenever|every|any|each|instead|all)")
 
 
 def broad_trigger(text: str) -> re.Match | None:
@@ -970,8 +988,8 @@ def broad_trigger(text: str) -> re.Match | None:
     return _BROAD_TRIGGER.search(text)
 
 
-_UNIVERSAL = re.compile(r"\b(?:any|all|every)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:user\s+)?(?:requests?|tasks?|quer\w+|questions?"
-                        r"|messages?|prompts?|inputs?|operations?|purposes?)\b|\binstead\s+of\b|所有|任何|一切", re.IGNORECASE)
+_UNIVERSAL = lazy_compile(r"\b(?:any|all|every)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:user\s+)?(?:requests?|tasks?|quer\w+|questions?"
+                          r"|messages?|prompts?|inputs?|operations?|purposes?)\b|\binstead\s+of\b|所有|任何|一切", re.IGNORECASE)
 _STOP = {"the", "this", "that", "tool", "tools", "use", "used", "using", "any", "all", "every", "user", "users",
          "mention", "mentions", "mentioned", "when", "whenever", "with", "for", "and", "from", "into", "your", "you",
          "they", "them", "get", "list", "set", "call", "request", "requests", "also", "might", "may", "could", "will",
@@ -985,7 +1003,7 @@ def _content_words(text: str) -> set[str]:
     return {w for w in words(text, 4000) if len(w) >= 4 and w not in _STOP and not w.isdigit()}
 
 
-_SUFFIX = re.compile(r"(?:ings?|ages?|ed|es|ions?|ity|ies|s|e)$")
+_SUFFIX = lazy_compile(r"(?:ings?|ages?|ed|es|ions?|ity|ies|s|e)$")
 
 
 def _stem(word: str) -> str:
@@ -1003,7 +1021,7 @@ def topic(text: str) -> set[str]:
     return stems | (cjk - _CJK_COMMON)
 
 
-_SENTENCE_END = re.compile(r"[.。!?！？\n]")
+_SENTENCE_END = lazy_compile(r"[.。!?！？\n]")
 
 
 def first_sentence(text: str, start: int = 0) -> str:

@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from ..model import Hit, Severity, Tool, join_pointer
 from ..registry import check
+from ..lazyre import lazy_compile
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -69,7 +70,7 @@ class Text(NamedTuple):
         return f"key {out}" if self.key else out
 
 
-_SPACE = re.compile(r"\s")
+_SPACE = lazy_compile(r"\s")
 
 
 def _strings_base(tool: Tool) -> str:
@@ -163,7 +164,7 @@ def _views(text: str) -> tuple[str, str]:
 views = _StringMemo(_views)  # (view, low) of a string
 
 
-_WS_RUN = re.compile(r"\s+")
+_WS_RUN = lazy_compile(r"\s+")
 
 
 def quote(text: str, start: int, end: int, pad: int = 20, limit: int = 60) -> str:
@@ -397,7 +398,7 @@ class Alternatives:
         for i, (pat, kind, sev) in enumerate(alts):
             parts.append(f"(?P<_{i}>{pat})")
             self.meta[f"_{i}"] = (kind, sev)
-        self.rx = re.compile("|".join(parts))
+        self.rx = lazy_compile("|".join(parts))  # compiled where a text has the trigger words
         self.triggers = Triggers(triggers)
         self.on = on
 
@@ -443,9 +444,9 @@ _S = r"\s{1,3}"  # a bounded gap between two words
 
 _STRONG_VERBS = ("ignore", "disregard", "forget", "pay", "do", "don", "stop", "no")
 _STRONG_NOUNS = ("instruction", "system", "directive", "guardrail", "programming", "guidance", "directions")
-_PRIOR = re.compile(r"(?:previous|prior|preceding|earlier|above|former|original|initial|your|system|safety|"
-                    r"security|developer|all|any|every|other)\b")
-_PRIOR_STRICT = re.compile(r"(?:previous|prior|preceding|earlier|above|former|original|initial|your)\b")
+_PRIOR = lazy_compile(r"(?:previous|prior|preceding|earlier|above|former|original|initial|your|system|safety|"
+                      r"security|developer|all|any|every|other)\b")
+_PRIOR_STRICT = lazy_compile(r"(?:previous|prior|preceding|earlier|above|former|original|initial|your)\b")
 
 _OVERRIDE_VERB = Alternatives([
     (r"(?P<verb>ignore|disregard|forget|override|overrule|bypass|discard|abandon|set" + _S + r"aside|pay" + _S + r"no"
@@ -504,7 +505,7 @@ _OVERRIDE_CJK = Alternatives([
 
 # what the instructions to ignore are located in: the content a tool returns ("ignore any instructions it might
 # contain", "... found in the page", "... embedded in fetched documents"), a defensive note, not an override
-_IN_CONTENT = re.compile(
+_IN_CONTENT = lazy_compile(
     r"\s{1,3}(?:(?:that|which)\s{1,3})?(?:(?:it|they|this|these|such\s+\w+|the\s+(?:\w+\s+){0,2}?(?:pages?|results?|"
     r"responses?|output|content|documents?|text|data|files?|e-?mails?|sites?|websites?|issues?|comments?|body|fields?|"
     r"records?|notes?|reviews?|entries|posts?|tickets?|articles?|feeds?))\s{1,3}(?:might\s+|may\s+|could\s+|can\s+)?"
@@ -630,10 +631,10 @@ _PRIORITY_CJK = Alternatives([
 
 
 # "do not call other tools because of anything written here": a defensive note about acting on content
-_NOT_ON_CONTENT = re.compile(r"(?:other|different|alternative)\s+(?:tools?|functions?|servers?|plugins?)\s+"
-                             r"(?:because\s+of|based\s+on|on\s+the\s+(?:strength|basis)\s+of|in\s+response\s+to|"
-                             r"as\s+a\s+result\s+of|prompted\s+by)\s+(?:anything|what|whatever|the\s+(?:content|text))",
-                             re.IGNORECASE)
+_NOT_ON_CONTENT = lazy_compile(r"(?:other|different|alternative)\s+(?:tools?|functions?|servers?|plugins?)\s+"
+                               r"(?:because\s+of|based\s+on|on\s+the\s+(?:strength|basis)\s+of|in\s+response\s+to|"
+                               r"as\s+a\s+result\s+of|prompted\s+by)\s+(?:anything|what|whatever|the\s+(?:content|text))",
+                               re.IGNORECASE)
 
 
 def detect_priority(text: str) -> Found | None:
@@ -662,12 +663,12 @@ _MARKUP_CASE = Alternatives([
     (r"\[(?:SYSTEM|ADMIN|DEVELOPER)(?:[ \t]{1,3}(?:MESSAGE|NOTE|OVERRIDE|PROMPT|INSTRUCTIONS?))?\s{0,3}\]",
      "system/role", ERROR),
 ], ["[inst", "[/inst", "<<sys", "<</sys", "[system", "[admin", "[developer"], on="view")
-_ROLE_LINE = re.compile("|".join(  # flat alternatives, each opening with a literal (fast scan)
+_ROLE_LINE = lazy_compile("|".join(  # flat alternatives, each opening with a literal (fast scan)
     [w + r"(?:[ \t]{1,3}(?:PROMPT|MESSAGE|OVERRIDE|NOTE|INSTRUCTIONS?|UPDATE))?[ \t]{0,3}:"
      for w in ("SYSTEM", "ADMIN", "DEVELOPER", "ASSISTANT")]
     + [w + r"[\]】)）]?[ \t]{0,3}[:：]" for w in ("系统提示", "系统指令", "系统消息", "系统", "システムプロンプト",
-                                             "システムメッセージ", "システム")]))
-_LINE_LEAD = re.compile(r"[ \t>*#\[【(（]{0,8}")
+                                               "システムメッセージ", "システム")]))
+_LINE_LEAD = lazy_compile(r"[ \t>*#\[【(（]{0,8}")
 
 
 def detect_markup(text: str) -> Found | None:
@@ -681,20 +682,20 @@ def detect_markup(text: str) -> Found | None:
     return _best(found)
 
 
-_TRIGGER = re.compile(
+_TRIGGER = lazy_compile(
     r"(?:when(?:ever)?|if|each\s+time|every\s+time|before|after|while|once)\b[^.!?\n]{0,60}?\b"
     r"(?:use[sd]?|using|call(?:s|ed|ing)?|invok(?:e[sd]?|ing)|run(?:s|ning)?|execut(?:e[sd]?|ing)|"
     r"sen(?:d|ds|t|ding)|transfer(?:s|red|ring)?|pay(?:s|ing)?|mak(?:e|es|ing)\s+(?:a\s+)?(?:payment|transfer))\b")
 _ADDR = (r"(?:[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|https?://[^\s\"'<>)]{3,200}|(?:iban\s{0,3})?"
          r"[a-z]{2}\d{2}[a-z0-9]{10,30}|0x[0-9a-f]{40})")
-_REDIRECT = re.compile(
+_REDIRECT = lazy_compile(
     r"(?:(?:bcc|cc|blind[- ]copy|forward|redirect|reroute|mirror|copy|send|deliver|route|post|upload)"
     r"(?:" + _S + r"(?:it|them|this|that|everything|all|a" + _S + r"cop(?:y|ies)|the" + _S + r"\w{1,20}(?:" + _S +
     r"\w{1,20})?|all" + _S + r"\w{1,20}|every" + _S + r"\w{1,20}|each" + _S + r"\w{1,20}))?" + _S + r"(?:(?:to|at|via)"
     + _S + r")?|(?:change|replace|set|override|rewrite|switch|update)" + _S + r"(?:the" + _S + r")?(?:recipients?|"
     r"to[- ]address|destination|target|account|iban|wallet|address|url|endpoint|webhook|email|payee|beneficiary)" + _S +
     r"(?:to|with)" + _S + r"|(?:add|include|append)" + _S + r")" + _ADDR)
-_UNIVERSAL = re.compile(
+_UNIVERSAL = lazy_compile(
     r"(?:all|every|any|each)" + _S + r"(?:outgoing" + _S + r"|outbound" + _S + r")?(?:emails?|e-mails?|messages?|"
     r"payments?|transfers?|transactions?|invoices?|files?|uploads?|requests?|replies|notifications?)" + _S +
     r"(?:\w{1,20}" + _S + r"){0,4}?(?:must|should|shall|need" + _S + r"to|have" + _S + r"to|are" + _S + r"to)" + _S +
@@ -707,14 +708,14 @@ _SHADOW_CONTEXT = Triggers(["when", "whenever", "if", "each", "every", "before",
                             "also", "must", "should", "make", "ensure", "remember", "additionally", "important",
                             "required", "mandatory"])
 _UNIVERSAL_TRIGGER = Triggers(["all", "every", "any", "each"])
-_ASSERTIVE = re.compile(r"\b(?:always|also|must|should|make\s+sure|ensure|remember|additionally|important|required|"
-                        r"mandatory)\b")
+_ASSERTIVE = lazy_compile(r"\b(?:always|also|must|should|make\s+sure|ensure|remember|additionally|important|required|"
+                          r"mandatory)\b")
 _BROKEN = r"(?:deprecated|broken|disabled|unsafe|compromised|replaced|removed|unavailable|outdated)"
-_DEPRECATED = re.compile(r"(?:tool|function)(?:" + _S + r"[\w.-]{1,30}){0,5}?" + _S + r"(?:is|has" + _S + r"been|was)" + _S +
-                         r"(?:now" + _S + r")?" + _BROKEN + r"\b")
-_BROKEN_WORD = re.compile(_BROKEN)  # what every `_DEPRECATED` match ends with
-_NAME_BEFORE_REV = re.compile(r"\s{1,3}[`'\"]?(?P<name>[\w.\-]{2,64})[`'\"]?(?![\w.\-])")
-_USE_THIS = re.compile(r"(?:use|call)" + _S + r"this" + _S + r"(?:tool|one|function)\b")
+_DEPRECATED = lazy_compile(r"(?:tool|function)(?:" + _S + r"[\w.-]{1,30}){0,5}?" + _S + r"(?:is|has" + _S + r"been|was)" + _S +
+                           r"(?:now" + _S + r")?" + _BROKEN + r"\b")
+_BROKEN_WORD = lazy_compile(_BROKEN)  # what every `_DEPRECATED` match ends with
+_NAME_BEFORE_REV = lazy_compile(r"\s{1,3}[`'\"]?(?P<name>[\w.\-]{2,64})[`'\"]?(?![\w.\-])")
+_USE_THIS = lazy_compile(r"(?:use|call)" + _S + r"this" + _S + r"(?:tool|one|function)\b")
 _SHADOW_ZH = Alternatives([
     (r"(?:调用|使用|执行)[^。.!！?？\n]{1,30}?(?:时|之前|之后|前|后)[^。!！?？\n]{0,40}?"
      r"(?:抄送|密送|转发|同时发送|另外发送|一并发送|改为|替换为|改成)", "shadowing", None),
@@ -844,7 +845,7 @@ def detect_capture(text: str) -> Found | None:
     return _most_severe(_CAPTURE.search(text, _not_negated), _CAPTURE_CJK.search(text))
 
 
-_SENSITIVE_FILE = re.compile(
+_SENSITIVE_FILE = lazy_compile(
     r"(?:\.ssh(?:[/\\][\w.-]{1,64})?|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|\.aws[/\\]credentials|"
     r"\.aws[/\\]config|\.aws(?![\w.-])|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.docker[/\\]config\.json|"
     r"\.kube[/\\]config|\.gnupg|\.config[/\\]gcloud|application_default_credentials\.json|\.azure(?![\w.-])|"
@@ -856,11 +857,11 @@ _SENSITIVE_TRIGGER = Triggers([
     ".kube", ".gnupg", ".config", "application_default", ".azure", ".gitconfig", ".bash_history", ".zsh_history", ".cursor",
     "mcp.json", "claude_desktop", ".claude.json", "/etc/", "wallet.dat", ".env", "login data", ".password-store",
     ".vault-token", ".terraformrc", "keychain"])  # every alternative of _SENSITIVE_FILE starts with one of these
-_READ_VERB = re.compile(r"\b(?:read|open|cat|load|include|attach|upload|send|copy|get|fetch|access|extract|grab|pass|"
-                        r"print|dump|list|check|look\s+at|retrieve|collect|append|inspect|show|type|paste)\b")
-_NEGATION_BEFORE = re.compile(r"(?:\bnot|\bnever|n['’]t|\bno|\bcannot|\bwithout)\s+$")
-_READ_ZH = re.compile(r"(?:读取|打开|查看|获取|上传|发送|附上|附加|包含|复制|收集|提取)")
-_ENV_CONTEXT = re.compile(r"(?:file|contents?|read|open|cat|include|文件|[~/\\]\.env|\.env\.)")
+_READ_VERB = lazy_compile(r"\b(?:read|open|cat|load|include|attach|upload|send|copy|get|fetch|access|extract|grab|pass|"
+                          r"print|dump|list|check|look\s+at|retrieve|collect|append|inspect|show|type|paste)\b")
+_NEGATION_BEFORE = lazy_compile(r"(?:\bnot|\bnever|n['’]t|\bno|\bcannot|\bwithout)\s+$")
+_READ_ZH = lazy_compile(r"(?:读取|打开|查看|获取|上传|发送|附上|附加|包含|复制|收集|提取)")
+_ENV_CONTEXT = lazy_compile(r"(?:file|contents?|read|open|cat|include|文件|[~/\\]\.env|\.env\.)")
 
 
 def detect_sensitive_file(text: str) -> Found | None:
@@ -886,14 +887,14 @@ def detect_sensitive_file(text: str) -> Found | None:
 # --------------------------------------------------------------------------------------------
 
 _STRONG_INVISIBLE = "".join(c for c in INVISIBLE if c not in "\u200c\u200d\ufeff")
-_INVISIBLE_RX = re.compile("[" + _STRONG_INVISIBLE + "]")
+_INVISIBLE_RX = lazy_compile("[" + _STRONG_INVISIBLE + "]")
 _LATIN_CLASS = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"  # Latin letters (not × or ÷)
 # a joiner is normal beside an emoji or a letter of a script that uses it (Arabic, Persian, Indic, ...):
 # one not next to either is reported (between Latin letters, punctuation, underscores, at an end)
 _JOINER_OK_LETTER = "[^\\W\\d_" + _LATIN_CLASS + "]"
 _JOINER_OK_EMOJI = "[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]"
-_JOINER_RX = re.compile(f"(?<!{_JOINER_OK_LETTER})(?<!{_JOINER_OK_EMOJI})[\u200c\u200d]"
-                        f"(?!{_JOINER_OK_LETTER})(?!{_JOINER_OK_EMOJI})")
+_JOINER_RX = lazy_compile(f"(?<!{_JOINER_OK_LETTER})(?<!{_JOINER_OK_EMOJI})[\u200c\u200d]"
+                          f"(?!{_JOINER_OK_LETTER})(?!{_JOINER_OK_EMOJI})")
 _NAMES = {"\u200b": "zero-width space", "\u200c": "zero-width non-joiner", "\u200d": "zero-width joiner",
           "\u2060": "word joiner", "\ufeff": "zero-width no-break space", "\u00ad": "soft hyphen",
           "\u180e": "Mongolian vowel separator", "\u034f": "combining grapheme joiner", "\u2800": "braille blank",
@@ -917,11 +918,11 @@ def detect_invisible(text: str) -> Found | None:
     return Found(quote(text, i, i + 1), _NAMES.get(ch, f"U+{ord(ch):04X}"), sev, count)
 
 
-_RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+_RTL = lazy_compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 
 
-_BIDI_STRONG = re.compile("[" + BIDI + "]")
-_BIDI_MARK_RX = re.compile("[" + BIDI_MARKS + "]")
+_BIDI_STRONG = lazy_compile("[" + BIDI + "]")
+_BIDI_MARK_RX = lazy_compile("[" + BIDI_MARKS + "]")
 
 
 def detect_bidi(text: str) -> Found | None:
@@ -940,8 +941,8 @@ def detect_bidi(text: str) -> Found | None:
     return Found(quote(text, first.start(), first.end()), kind, WARNING if ch in BIDI_MARKS else None, count)
 
 
-_TAG_RUN = re.compile("[\U000E0000-\U000E007F]+")
-_FLAG_SEQUENCE = re.compile("(?<=\U0001F3F4)[\U000E0030-\U000E0039\U000E0061-\U000E007A]{1,7}\U000E007F")
+_TAG_RUN = lazy_compile("[\U000E0000-\U000E007F]+")
+_FLAG_SEQUENCE = lazy_compile("(?<=\U0001F3F4)[\U000E0030-\U000E0039\U000E0061-\U000E007A]{1,7}\U000E007F")
 
 
 def detect_tags(text: str) -> Found | None:
@@ -957,7 +958,7 @@ def detect_tags(text: str) -> Found | None:
     return None
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CONTROL = lazy_compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def detect_control(text: str) -> Found | None:
@@ -972,15 +973,15 @@ def detect_control(text: str) -> Found | None:
     return Found(quote(text, m.start(), m.end()), f"a control character (U+{ord(m.group()):04X})", WARNING)
 
 
-_NON_LATIN_LOOK = re.compile("[" + "".join(CONFUSABLES) + "]")
-_LATIN = re.compile("[" + _LATIN_CLASS + "]")
-_CYRILLIC = re.compile(r"[\u0400-\u052f]")
+_NON_LATIN_LOOK = lazy_compile("[" + "".join(CONFUSABLES) + "]")
+_LATIN = lazy_compile("[" + _LATIN_CLASS + "]")
+_CYRILLIC = lazy_compile(r"[\u0400-\u052f]")
 _OTHER_LETTER = r"[^\W\d_" + _LATIN_CLASS + "]"
 # a Latin letter touching a letter of another script: every mixed word has at least one such seam
-_SEAM = re.compile("[" + _LATIN_CLASS + "]" + _OTHER_LETTER + "|" + _OTHER_LETTER + "[" + _LATIN_CLASS + "]")
-_LETTER = re.compile(r"[^\W\d_]")
-_LETTERS = re.compile(r"[^\W\d_]*")
-_NOT_LETTER = re.compile(r"[\W\d_]")
+_SEAM = lazy_compile("[" + _LATIN_CLASS + "]" + _OTHER_LETTER + "|" + _OTHER_LETTER + "[" + _LATIN_CLASS + "]")
+_LETTER = lazy_compile(r"[^\W\d_]")
+_LETTERS = lazy_compile(r"[^\W\d_]*")
+_NOT_LETTER = lazy_compile(r"[\W\d_]")
 
 
 def detect_mixed_script(text: str, ident: bool = False) -> Found | None:
@@ -1014,12 +1015,12 @@ _HIDDEN_HTML = Alternatives([
      "hidden HTML", None),
     (r"(?:aria-hidden\s{0,3}=\s{0,3}[\"']?true|hidden)(?=[\s/>=])", "hidden HTML", None),
 ], ["display", "visibility", "font-size", "opacity", "color", "hidden", "aria-hidden"])
-_TAG_OPEN = re.compile(r"<[a-z][\w-]{0,20}\s")
+_TAG_OPEN = lazy_compile(r"<[a-z][\w-]{0,20}\s")
 
 
 # an open style attribute (`style="color:red; display:none`); the word "style" in prose ("removes <style> elements,
 # elements styled as display:none") opens none
-_STYLE_OPEN = re.compile(r"(?i)style\s{0,3}=\s{0,3}[\"']?[^\"'<>]*$")  # a style element's rules are inside `{...}`
+_STYLE_OPEN = lazy_compile(r"(?i)style\s{0,3}=\s{0,3}[\"']?[^\"'<>]*$")  # a style element's rules are inside `{...}`
 
 
 def _inside_tag(m: re.Match) -> bool:
@@ -1046,12 +1047,12 @@ def detect_hidden_markup(text: str) -> Found | None:
 
 
 # the body of a comment written only to show the syntax: nothing, dots, or the word itself
-_PLACEHOLDER_COMMENT = re.compile(r"\s*(?:\.{2,}|…|(?:html\s+)?comments?|kommentar\w*|commentaires?|comentarios?|x)?\s*",
-                                  re.IGNORECASE)
+_PLACEHOLDER_COMMENT = lazy_compile(r"\s*(?:\.{2,}|…|(?:html\s+)?comments?|kommentar\w*|commentaires?|comentarios?|x)?\s*",
+                                    re.IGNORECASE)
 
 
-_HSPACE_RUN = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]{40,}")
-_VSPACE_RUN = re.compile(r"\n[ \t\r\n\u00a0\u3000]{7,}")
+_HSPACE_RUN = lazy_compile(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]{40,}")
+_VSPACE_RUN = lazy_compile(r"\n[ \t\r\n\u00a0\u3000]{7,}")
 
 
 def detect_padding(text: str) -> Found | None:
@@ -1069,11 +1070,11 @@ def detect_padding(text: str) -> Found | None:
     return None
 
 
-_B64 = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
-_HEX = re.compile(r"[0-9A-Fa-f]{24,}")
-_HEX_ESC = re.compile(r"\\x[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2}){7,}")
-_PCT = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2}){7,}")
-_HEX_MARK = re.compile(r"\\x|%")
+_B64 = lazy_compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
+_HEX = lazy_compile(r"[0-9A-Fa-f]{24,}")
+_HEX_ESC = lazy_compile(r"\\x[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2}){7,}")
+_PCT = lazy_compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2}){7,}")
+_HEX_MARK = lazy_compile(r"\\x|%")
 MAX_BLOB = 8192  # characters of one blob that are decoded
 MAX_DECODED = 1_000_000  # characters decoded per string, all blobs together
 
@@ -1147,13 +1148,13 @@ def detect_encoded(text: str) -> Found | None:
     return None
 
 
-_MD_LINK = re.compile(r"(?P<img>!?)\[[^\[\]\n]{0,200}\]\(\s{0,3}<?(?P<url>[^)\s>][^)\n>]{0,2047})")
-_RAW_URL = re.compile(r"https?://[^\s\"'<>()\[\]{}]{1,200}(?:\{|\$\{|%7b|<|\[)[^\s\"'<>]{0,500}")
-_PLACEHOLDER = re.compile(r"\{\{?\s{0,3}[^{}\s][^{}]{0,60}(?:\}\}?|$)|\$\{[^}]{1,60}\}|%7b[^%]{1,60}%7d|<[a-z_][\w .-]{1,40}>|"
-                          r"\[[a-z_][a-z0-9_ ]{2,40}\]|\$[a-z_][a-z0-9_]{2,40}")
-_DATA_WORD = re.compile(r"(?:conversation|chat|history|transcript|secret|password|passwd|token|api[_-]?key|apikey|"
-                        r"credential|prompt|context|messages?|summary|memory|session|cookie|ssh|private|env|email|user|"
-                        r"data|content|contents|file|query|input|answer|response|reply)")
+_MD_LINK = lazy_compile(r"(?P<img>!?)\[[^\[\]\n]{0,200}\]\(\s{0,3}<?(?P<url>[^)\s>][^)\n>]{0,2047})")
+_RAW_URL = lazy_compile(r"https?://[^\s\"'<>()\[\]{}]{1,200}(?:\{|\$\{|%7b|<|\[)[^\s\"'<>]{0,500}")
+_PLACEHOLDER = lazy_compile(r"\{\{?\s{0,3}[^{}\s][^{}]{0,60}(?:\}\}?|$)|\$\{[^}]{1,60}\}|%7b[^%]{1,60}%7d|<[a-z_][\w .-]{1,40}>|"
+                            r"\[[a-z_][a-z0-9_ ]{2,40}\]|\$[a-z_][a-z0-9_]{2,40}")
+_DATA_WORD = lazy_compile(r"(?:conversation|chat|history|transcript|secret|password|passwd|token|api[_-]?key|apikey|"
+                          r"credential|prompt|context|messages?|summary|memory|session|cookie|ssh|private|env|email|user|"
+                          r"data|content|contents|file|query|input|answer|response|reply)")
 
 
 def detect_markdown_url(text: str) -> Found | None:
@@ -1226,8 +1227,8 @@ _KEYS = Alternatives([
     "AWS", "Aws", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "xox", "https://hooks.slack.com",
     "AIza", "ya29.", "sk_", "rk_", "pk_", "whsec_", "xapp-", "AKLT", "LTAI", "SG.", "SK", "npm_", "pypi-", "hf_", "shp", "dop_v1_", "key-",
     "AccountKey=", "eyJ", "Bearer", "bearer"], on="view")
-_PLACEHOLDER_SECRET = re.compile(r"x{4,}|X{4,}|\*{3,}|\.{3}|(?i:example|sample|dummy|placeholder|your|redacted|changeme)|"
-                                 r"0{8,}|1234567|abcdef|ABCDEFGH|<|\{")
+_PLACEHOLDER_SECRET = lazy_compile(r"x{4,}|X{4,}|\*{3,}|\.{3}|(?i:example|sample|dummy|placeholder|your|redacted|changeme)|"
+                                   r"0{8,}|1234567|abcdef|ABCDEFGH|<|\{")
 _DIGIT, _ALPHA = re.compile(r"\d"), re.compile(r"[A-Za-z]")
 
 
@@ -1262,9 +1263,9 @@ def detect_api_key(text: str) -> Found | None:
     return _best(found)
 
 
-_PEM = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,10} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_BODY = re.compile(r"[A-Za-z0-9+/=\s\\]{64,4096}")
-_PEM_START = re.compile(r"(?:\s|\\[rn]){0,8}(?:[A-Za-z-]{1,40}:[^\n]{0,200}\n){0,4}(?:\s|\\[rn]){0,8}[A-Za-z0-9+/=]{16}")  # key material
+_PEM = lazy_compile(r"-----BEGIN (?:[A-Z0-9]{1,10} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BODY = lazy_compile(r"[A-Za-z0-9+/=\s\\]{64,4096}")
+_PEM_START = lazy_compile(r"(?:\s|\\[rn]){0,8}(?:[A-Za-z-]{1,40}:[^\n]{0,200}\n){0,4}(?:\s|\\[rn]){0,8}[A-Za-z0-9+/=]{16}")  # key material
 
 
 def detect_private_key(text: str) -> Found | None:
@@ -1281,12 +1282,16 @@ def detect_private_key(text: str) -> Found | None:
     return Found(m.group(), "a private key block" if full else "a cut-short private key block", None if full else WARNING)
 
 
-_USERINFO = re.compile(r"(?P<user>[^\s:/@\"'<>`]{1,64}):(?P<pw>[^\s:/@\"'<>`]{1,128})@(?P<host>[^\s/@\"'<>`]{1,253})")
-_CRED_CANDIDATE = re.compile(r"://(?=[^\s:/@\"'<>`]{1,64}:[^\s:/@\"'<>`]{1,128}@)")
-_SCHEME_BEFORE = re.compile(r"[a-zA-Z][a-zA-Z0-9+.\-]{1,20}$")
-_CRED_PLACEHOLDER = re.compile(r"(?:user(?:name)?|pass(?:word)?|pwd|secret|token|key|admin|root|postgres|guest|test|demo|"
-                               r"example|changeme|x{3,}|\*+|\.+|<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%\w+%|your[_-]?\w*|my[_-]?\w*|"
-                               r"\w*_?password|\w*_?pass|\w*_?pwd|\[\w+\])", re.IGNORECASE)
+_USERINFO = lazy_compile(r"(?P<user>[^\s:/@\"'<>`]{1,64}):(?P<pw>[^\s:/@\"'<>`]{1,128})@(?P<host>[^\s/@\"'<>`]{1,253})")
+_CRED_CANDIDATE = lazy_compile(r"://(?=[^\s:/@\"'<>`]{1,64}:[^\s:/@\"'<>`]{1,128}@)")
+_SCHEME_BEFORE = lazy_compile(r"[a-zA-Z][a-zA-Z0-9+.\-]{1,20}$")
+_CRED_PLACEHOLDER = lazy_compile(r"(?:user(?:name)?|pass(?:word)?|pwd|secret|token|key|admin|root|postgres|guest|test|demo|"
+                                 r"example|changeme|x{3,}|\*+|\.+|<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%\w+%|your[_-]?\w*|my[_-]?\w*|"
+                                 r"\w*_?password|\w*_?pass|\w*_?pwd|\[\w+\])", re.IGNORECASE)
+
+
+# a placeholder in any language, written as a constant: `GANTI_KATA_SANDI`, `MOT_DE_PASSE_ICI`, `YOUR_PASSWORD`
+_CAPS_PLACEHOLDER = lazy_compile(r"[A-Z]{2,}(?:_[A-Z]{2,})+")
 
 
 def detect_credentials_url(text: str) -> Found | None:
@@ -1297,17 +1302,18 @@ def detect_credentials_url(text: str) -> Found | None:
         m = _USERINFO.match(text, pos + 3)
         if scheme and m:
             masked = text[scheme.start(): m.start("pw")] + "****@" + m["host"][:40]
-            placeholder = _CRED_PLACEHOLDER.fullmatch(m["pw"]) or (_CRED_PLACEHOLDER.fullmatch(m["user"]) and len(m["pw"]) < 6)
+            placeholder = _CRED_PLACEHOLDER.fullmatch(m["pw"]) or (_CRED_PLACEHOLDER.fullmatch(m["user"]) and len(m["pw"]) < 6) \
+                or _CAPS_PLACEHOLDER.fullmatch(m["pw"])
             return Found(masked, "placeholder" if placeholder else "credentials", INFO if placeholder else None)
     return None
 
 
-_HOST_TLD = re.compile(r"\.(?:internal|corp|local|lan|intranet|intra|localdomain|home\.arpa|cluster\.local|svc|private|"
-                       r"priv)(?![\w-])")
-_NOT_HOST = re.compile(r"[^a-z0-9.-]")
-_LOCAL_PORT = re.compile(r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]):\d{2,5}\b")
-_SINGLE_LABEL_URL = re.compile(r"(?:https?|grpc|tcp|redis|amqp|postgres(?:ql)?|mysql|mongodb)://"
-                               r"(?P<host>[a-z][a-z0-9\-]{1,62})(?::\d{2,5})?(?=[/\s\"'<>)\]`]|$)")
+_HOST_TLD = lazy_compile(r"\.(?:internal|corp|local|lan|intranet|intra|localdomain|home\.arpa|cluster\.local|svc|private|"
+                         r"priv)(?![\w-])")
+_NOT_HOST = lazy_compile(r"[^a-z0-9.-]")
+_LOCAL_PORT = lazy_compile(r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]):\d{2,5}\b")
+_SINGLE_LABEL_URL = lazy_compile(r"(?:https?|grpc|tcp|redis|amqp|postgres(?:ql)?|mysql|mongodb)://"
+                                 r"(?P<host>[a-z][a-z0-9\-]{1,62})(?::\d{2,5})?(?=[/\s\"'<>)\]`]|$)")
 _PLACEHOLDER_HOST = {"localhost", "host", "hostname", "server", "example", "your-host", "yourhost", "myhost", "domain",
                      "service", "db", "database", "api", "my-server", "your-server", "server-name", "ip", "address",
                      "remote", "proxy", "endpoint"}
@@ -1343,14 +1349,14 @@ def detect_internal_host(text: str) -> Found | None:
     return None
 
 
-_IPV4 = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
-_DOT_DIGIT = re.compile(r"\.\d")  # in every address
-_EXAMPLE_CUE = re.compile(r"(?:e\.g\.|eg\.|for\s+example|for\s+instance|such\s+as|like|example|i\.e\.|format|range|"
-                          r"ranges|blocks?|private|reserved|rfc\s*1918)[\s:,(\"'`]*$")
-_IPV6_LOCAL = re.compile(r"(?:fd[0-9a-f]{2}|fe80):(?::?[0-9a-f]{1,4}){1,7}")
+_IPV4 = lazy_compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
+_DOT_DIGIT = lazy_compile(r"\.\d")  # in every address
+_EXAMPLE_CUE = lazy_compile(r"(?:e\.g\.|eg\.|for\s+example|for\s+instance|such\s+as|like|example|i\.e\.|format|range|"
+                            r"ranges|blocks?|private|reserved|rfc\s*1918)[\s:,(\"'`]*$")
+_IPV6_LOCAL = lazy_compile(r"(?:fd[0-9a-f]{2}|fe80):(?::?[0-9a-f]{1,4}){1,7}")
 _METADATA_IPS = {"169.254.169.254", "169.254.170.2", "100.100.100.200", "169.254.169.123"}
 _CGNAT = ipaddress.IPv4Network("100.64.0.0/10")
-_VERSION_BEFORE = re.compile(r"v(?:ersion)?\s?$", re.IGNORECASE)
+_VERSION_BEFORE = lazy_compile(r"v(?:ersion)?\s?$", re.IGNORECASE)
 
 
 def detect_private_ip(text: str) -> Found | None:
@@ -1390,18 +1396,18 @@ _TEST_NETS = (ipaddress.IPv4Network("192.0.2.0/24"), ipaddress.IPv4Network("198.
               ipaddress.IPv4Network("203.0.113.0/24"))
 
 _IDENT = r"[`\"'\[]?(?P<name>[A-Za-z_][\w$]{0,63}(?:\.[A-Za-z_][\w$]{0,63}){0,2})[`\"'\]]?"
-_TABLE_WORD = re.compile(r"(?:table|view|collection)\b")
+_TABLE_WORD = lazy_compile(r"(?:table|view|collection)\b")
 _TABLE_TRIGGER = Triggers(["table", "view", "collection"])
-_BEFORE_TABLE_REV = re.compile(  # `from the users_prod ` read backwards
+_BEFORE_TABLE_REV = lazy_compile(  # `from the users_prod ` read backwards
     r"\s{1,3}[`\"'\]]?(?P<name>[\w$]{1,64}(?:\.[\w$]{1,64}){0,2})[`\"'\[]?\s{1,3}(?:eht\s{1,3})?"
     r"(?:morf|ni|otni|no|eht|fo|ot|nioj)(?!\w)")
-_TABLE_NAME = re.compile(r"[A-Za-z_][\w$]{0,63}(?:\.[A-Za-z_][\w$]{0,63}){0,2}")
-_AFTER_TABLE = re.compile(r"\s{1,3}" + _IDENT)
-_TABLE_SQL = re.compile(r"(?:FROM|JOIN|INTO|UPDATE|TABLE)\s{1,5}" + _IDENT)
-_ENV_MARK = re.compile(r"(?:^|_|\.)(?:prod|production|prd|staging|stg|dev|internal|raw|bak|backup|archive|pii|secret|"
-                       r"secrets|audit|legacy|tmp|temp|v\d+)(?:$|_|\.)|^(?:tbl|dim|fact|stg|raw|prod|int|core)_", re.IGNORECASE)
-_GENERIC_TABLE = re.compile(r"^(?:my|your|some|example|sample|the|a|table|foo|bar|test|demo|any|each|this|that|target|"
-                            r"source|new|old|other|given)(?:_|$)|_name$|^(?:name|names|schema|schemas|data)$", re.IGNORECASE)
+_TABLE_NAME = lazy_compile(r"[A-Za-z_][\w$]{0,63}(?:\.[A-Za-z_][\w$]{0,63}){0,2}")
+_AFTER_TABLE = lazy_compile(r"\s{1,3}" + _IDENT)
+_TABLE_SQL = lazy_compile(r"(?:FROM|JOIN|INTO|UPDATE|TABLE)\s{1,5}" + _IDENT)
+_ENV_MARK = lazy_compile(r"(?:^|_|\.)(?:prod|production|prd|staging|stg|dev|internal|raw|bak|backup|archive|pii|secret|"
+                         r"secrets|audit|legacy|tmp|temp|v\d+)(?:$|_|\.)|^(?:tbl|dim|fact|stg|raw|prod|int|core)_", re.IGNORECASE)
+_GENERIC_TABLE = lazy_compile(r"^(?:my|your|some|example|sample|the|a|table|foo|bar|test|demo|any|each|this|that|target|"
+                              r"source|new|old|other|given)(?:_|$)|_name$|^(?:name|names|schema|schemas|data)$", re.IGNORECASE)
 _GENERIC_SCHEMA = {"public", "main", "information_schema", "pg_catalog", "sys", "temp", "schema", "my_schema",
                    "your_schema", "db", "database", "dbo"}
 
@@ -1446,17 +1452,17 @@ def detect_table_name(text: str) -> Found | None:
     return _best(found)
 
 
-_SECRET_PATH_MARK = re.compile("|".join(  # flat alternatives, each opening with a literal (fast scan)
+_SECRET_PATH_MARK = lazy_compile("|".join(  # flat alternatives, each opening with a literal (fast scan)
     [r"\.(?:pem|key|p12|pfx|jks|keystore|ppk|kdbx)(?![\w-])", "/run/secrets/", "/var/run/secrets/", "/etc/ssl/private",
      r"/etc/pki/[\w/.-]{0,40}private"]
     + [w + r"\.(?:json|ya?ml|toml|env|ini|txt|key)(?![\w-])" for w in
        ("credentials", "secrets", "secret", r"service[-_]?account[\w-]{0,40}", "serviceaccount[\\w-]{0,40}",
         "client_secrets", "client_secret", "keyfile", "master")]
     + [sep + r"(?:secrets?|private|credentials|keys|certs)[/\\]" for sep in ("/", r"\\")]))
-_SECRET_PATH_DOT = re.compile(r"\.[pkjytei]")  # each alternative above holds a slash, a backslash or one of these
-_NOT_PATH = re.compile(r"[^\w\-./\\:~$%{}]")
-_PATH_AFTER = re.compile(r"[\w\-./\\:~$%{}]*")
-_KEY_EXT = re.compile(r"\.(?:pem|key|p12|pfx|jks|keystore|ppk|kdbx)$")
+_SECRET_PATH_DOT = lazy_compile(r"\.[pkjytei]")  # each alternative above holds a slash, a backslash or one of these
+_NOT_PATH = lazy_compile(r"[^\w\-./\\:~$%{}]")
+_PATH_AFTER = lazy_compile(r"[\w\-./\\:~$%{}]*")
+_KEY_EXT = lazy_compile(r"\.(?:pem|key|p12|pfx|jks|keystore|ppk|kdbx)$")
 
 
 def detect_secret_path(text: str) -> Found | None:
@@ -2116,8 +2122,8 @@ def _luhn(digits: str) -> bool:
     return total % 10 == 0
 
 
-_CARD_CONTEXT = re.compile(r"(?i)card|visa|mastercard|amex|tarjeta|carte|karte|cartão|cartao|carta|karta|карт|kart|कार्ड|"
-                           r"カード|卡|카드|thẻ|kartu")
+_CARD_CONTEXT = lazy_compile(r"(?i)card|visa|mastercard|amex|tarjeta|carte|karte|cartão|cartao|carta|karta|карт|kart|कार्ड|"
+                             r"カード|卡|카드|thẻ|kartu")
 
 
 def _value_kinds(text: str, context: str) -> list[str]:
@@ -2165,8 +2171,8 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-_OTHER_CARDS = re.compile(r"(?i)\b(?:library|loyalty|member(?:ship)?|patron|student|transit|travel|gift|sim|id|identity|"
-                          r"health|insurance|reward|club|access|key|business|bus|metro|fuel|parking)[- ]cards?\b")
+_OTHER_CARDS = lazy_compile(r"(?i)\b(?:library|loyalty|member(?:ship)?|patron|student|transit|travel|gift|sim|id|identity|"
+                            r"health|insurance|reward|club|access|key|business|bus|metro|fuel|parking)[- ]cards?\b")
 
 
 def _other_card(tool: Tool, sub: Any) -> bool:
@@ -2322,10 +2328,10 @@ def terminal_control_characters(tool: Tool, ctx: Any) -> Iterable[Hit]:
     return _hits(tool, ctx, "TSL513")
 
 
-_CONFUSABLE_JOB = re.compile(r"(?i)homoglyph|confusabl|look-?alike|spoof|impersonat|lookalike|mixed[- ]script|"
-                             r"hom[oó]glif|гомоглиф|schriftmisch|ähnlich aussehend|benzer karakter|benzer görünen|taklit|"
-                             r"похож\w* (?:букв|символ)|схож\w* (?:букв|символ)|caract[eè]res? similaires?|"
-                             r"letras? parecidas?|lettere simili")
+_CONFUSABLE_JOB = lazy_compile(r"(?i)homoglyph|confusabl|look-?alike|spoof|impersonat|lookalike|mixed[- ]script|"
+                               r"hom[oó]glif|гомоглиф|schriftmisch|ähnlich aussehend|benzer karakter|benzer görünen|taklit|"
+                               r"похож\w* (?:букв|символ)|схож\w* (?:букв|символ)|caract[eè]res? similaires?|"
+                               r"letras? parecidas?|lettere simili")
 
 
 def _script_data(tool: Tool, path: tuple[str | int, ...], ident: bool) -> bool:
