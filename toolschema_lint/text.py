@@ -6,7 +6,9 @@ import json
 import re
 import unicodedata
 from typing import Any
+
 from .lazyre import lazy_compile
+
 
 def _visible(ch: str) -> str:
     cp = ord(ch)

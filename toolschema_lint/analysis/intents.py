@@ -67,6 +67,8 @@ def _tr_verbal_noun(text: str, t: Tag) -> bool:
     word = text[t.start:t.end]
     return word[-2:] in ("me", "ma") and _TR_LETTERS.search(text) is not None \
         and _TR_NOUN_AFTER.match(text, t.end) is not None
+
+
 # a negation that opens the next verb ("فأبلغ المستخدم ولا تعِد": inform the user, and do not retry), and "and"
 # between the word and a later negation: the negation is another verb's
 _NEG_OPENS = lazy_compile(r"[وف]?(?:لا|لم|لن)(?!\w)")
@@ -293,7 +295,7 @@ _OMIT_ARG = lazy_compile(r"(?i)omit(?:ted|ting|s)?(?:\s+(?:it|this|the\s+\w+|thi
                          r"|omit(?:ted|ting|s)?\s*[,.;:)]")
 # the word before a verb of setting is a noun it describes ("the variable set when ..."), not an opener ("then set")
 _AFTER_NOUN = lazy_compile(r"(?i)(?<![\w-])(?!(?:to|and|then|please|always|also|must|should|you|just|now|or|but|"
-                           r"first|instead|so|also)\s)[a-z_]{2,}\s+$")
+                           r"first|instead|so)\s)[a-z_]{2,}\s+$")
 _PARTICIPLE = lazy_compile(r"(?i)\s+(?:when|while|during|at|by|in|on|via|through|from|for|since|once)\b")
 _CANNOT = lazy_compile(r"(?i)\b(?:cannot|can['’]?t|can\s+not|could\s+not|couldn['’]?t)\b")
 # what is told is a claim about the user's situation ("don't tell the applicant they may start work until ...")
