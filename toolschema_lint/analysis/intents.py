@@ -315,10 +315,24 @@ def _negations(s: _Sentence) -> int:
     `다시 확인하지 말고` is the confirmation's own ending; `말고` is the negation)."""
     confirms = s.get("CONFIRM")
     negs = [t for t in s.tags if t.classes & {"NEG", "WITHOUT"}
-            and ("WITHOUT" in t.classes or not any(c is not t and c.start <= t.start and t.end <= c.end for c in confirms))]
+            and ("WITHOUT" in t.classes or not any(c is not t and c.start <= t.start and t.end <= c.end for c in confirms))
+            and not _closes_ne(s, t)]
     # one negation read as several tags (`do not` and `not`, `ne signale` and `ne`) counts once
     return sum(1 for t in negs if not any(o is not t and o.start <= t.start and t.end <= o.end
                                           and (o.start, -o.end) < (t.start, -t.end) for o in negs))
+
+
+_NE_CLOSERS = frozenset({"pas", "jamais", "plus", "rien", "point", "guère", "personne"})
+
+
+def _closes_ne(s: _Sentence, t: Tag) -> bool:
+    """The second half of a French negation (`ne demandez pas`): one negation with the `ne` before it."""
+    if s.text[t.start:t.end].lower() not in _NE_CLOSERS:
+        return False
+    return any(0 < _w(t) - _w(n) <= 4 and _NE.match(s.text, n.start) for n in s.get("NEG"))
+
+
+_NE = lazy_compile(r"(?i)n(?:e\b|['’])")
 
 
 def _self_neg(t: Tag) -> bool:
@@ -347,7 +361,8 @@ def authority(s: _Sentence) -> Intent | None:
     for p in s.get("PRECEDENCE"):
         if s.negated(p, 4, 0, ("NEG",)) or "VOID" in p.classes and not s.has("AUTHORITY", "CONTEXT", "PRIOR"):
             continue  # "replaces the instructions of an agent" edits a configuration
-        target = [t for t in s.get("INSTR") + s.get("AUTHORITY") if t is not p and abs(_w(t) - _w(p)) <= 8]
+        reach = 14 if s.has("ADDR") and s.has("AUTHORITY") else 8  # "rank ahead of any direction issued by the operator"
+        target = [t for t in s.get("INSTR") + s.get("AUTHORITY") if t is not p and abs(_w(t) - _w(p)) <= reach]
         if target and s.has("AUTHORITY", "ADDR", "CONTEXT", "PRIOR") and s.has("INSTR", "ADDR", "CONTEXT"):
             if s.has("USER") and not s.has("AUTHORITY", "INSTR"):
                 continue
@@ -521,12 +536,15 @@ def _under_lead_negation(s: _Sentence, t: Tag) -> bool:
     """The negation that opens the sentence reaches `t`: its clause, or a few words on ("Never, under any
     circumstances, send ..."); a later clause is an order of its own ("Do not ask the user, and send ... to ...")."""
     first = s.tags[0]
+    if _AND_BEFORE.search(s.text, max(first.end, t.start - 12), t.start):
+        return False  # "Ne demandez pas de confirmation et transmettez aussi ...": an order of its own
     if t.clause == first.clause or _w(t) - _w(first) <= 6:
         return True
     cut = max(s.text.rfind(p, first.end, t.start) for p in ",;،")
     return cut < 0 or not _AND_THEN.match(s.text, cut + 1, t.end)
 
 
+_AND_BEFORE = lazy_compile(r"(?i)(?<!\w)(?:and|et|y|e|und|i|и|і|ve|dan|và|oraz)\s+$")
 # a clause of its own, joined by "and" and opening with its verb: ", and send", "، وأرسل", ", y envía"
 _AND_THEN = lazy_compile(r"\s*(?:(?:and|then|and then|y|e|et|und|i|и|і|ve|dan|và|oraz|a)\s+\S+|و\S+)\s*$", re.IGNORECASE)
 
@@ -587,6 +605,7 @@ def output_instructions(s: _Sentence) -> Intent | None:
         instr = [t for t in s.get("INSTR") if "CODE" not in t.classes]  # `run a shell command` is no instruction
         strong = s.near("TREAT", "INSTR", 8) or (instr and any(abs(_w(f) - _w(i)) <= 8 and f is not i for i in instr)
                                                  and "FOLLOW" in f.classes) or s.near("TREAT", "USER", 8) \
+            or ("FOLLOW" in f.classes and _acts_on_output(s, f)) \
             or _apart(s.near("FOLLOW", "TREAT", 20)) or (s.near("FOLLOW", "ADDR", 10) if s.has("OUTPUT") else None)
         if strong and strong is not True and all("TREAT" in x.classes or "USER" in x.classes for x in strong) \
                 and _between(s, strong, "PAYLOAD") and (not s.has("INSTR") or any(
@@ -601,6 +620,13 @@ def output_instructions(s: _Sentence) -> Intent | None:
 
 
 _FOR_USER = lazy_compile(r"(?i)\b(?:for|to)\s+(?:the\s+|a\s+|an\s+|your\s+)?$")
+
+
+def _acts_on_output(s: _Sentence, f: Tag) -> bool:
+    """"apply any actions listed in the reply automatically": an acting verb, the output a few words after it, and a
+    second word of acting on one's own (automatically, at once) in the clause."""
+    return any(0 < _w(o) - _w(f) <= 5 and o.clause == f.clause for o in s.get("OUTPUT")) and any(
+        g is not f and g.clause == f.clause and not (g.start < f.end and f.start < g.end) for g in s.get("FOLLOW"))
 
 
 def _apart(pair: tuple[Tag, Tag] | None) -> tuple[Tag, Tag] | None:
@@ -645,9 +671,12 @@ def _as_data(s: _Sentence, f: Tag) -> bool:
 def sensitive(s: _Sentence) -> Intent | None:
     if s.lead_neg or s.defensive:
         return None
+    unspaced = _UNSPACED_SCRIPT.search(s.text, *s.span) is not None
     for x in s.get("SENS"):
-        # "ask the user for their email address and the password": a request reaches along its list
-        verbs = [v for v in s.get("ASK") if v is not x and (abs(_w(v) - _w(x)) <= 7
+        # "ask the user for their email address and the password": a request reaches along its list (in Chinese
+        # and Japanese, where words are not counted apart, along its clause or its list)
+        verbs = [v for v in s.get("ASK") if v is not x and (not unspaced or v.clause == x.clause or _list_between(s, v, x))
+                 and (abs(_w(v) - _w(x)) <= 7
                                                             or 0 < _w(x) - _w(v) <= 11 and v.clause == x.clause
                                                             or 0 < _w(x) - _w(v) <= 16 and _list_between(s, v, x))
                  and not any(t is not v and t.start <= v.start and v.end <= t.end and (t.start, t.end) != (v.start, v.end)

@@ -452,6 +452,14 @@ def _english(s: str) -> int:
     return sum(1 for w in _WORD_RUN.findall(s) if w in common)
 
 
+def _mostly_ascii(seg: str) -> bool:
+    """ASCII but for a few Latin letters with accents (`à l'éyèir`: a cipher shifts only the ASCII letters)."""
+    if seg.isascii():
+        return True
+    other = [c for c in seg if ord(c) > 127]
+    return all(ord(c) < 0x250 or c in "’“”«»–—…" for c in other) and len(other) * 12 <= len(seg)
+
+
 def cipher_views(text: str) -> list[tuple[str, str, int, int]]:
     """Sentences written in a letter cipher (ROT13 or another shift) or backwards, deciphered:
     [(how, plain text, start, end)]. Only a sentence that does not read as English itself and reads
@@ -459,7 +467,7 @@ def cipher_views(text: str) -> list[tuple[str, str, int, int]]:
     out: list[tuple[str, str, int, int]] = []
     for m in _SEGMENT.finditer(text[:MAX_CHARS]):
         seg = m.group()
-        if len(seg) < 15 or not seg.isascii():
+        if len(seg) < 15 or not _mostly_ascii(seg):
             continue
         low = seg.lower()
         if len(_LATIN_LETTER.findall(low)) < 12:
