@@ -21,7 +21,7 @@ import os
 import pickle
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 if TYPE_CHECKING:
     from .engine import GroupOutput
@@ -30,7 +30,69 @@ if TYPE_CHECKING:
 
 FORMAT = 1
 ENV = "TOOLSCHEMA_LINT_CACHE_DIR"
+T = TypeVar("T")
 _CHUNK = 1 << 20
+
+
+# where derived tables (the merged lexicons, the scorer's model) are kept between runs; None: built in each run.
+# The command line points it into the result cache's folder; the library leaves it unset.
+DERIVED_DIR: Path | None = None
+
+
+def derived(name: str, source: str, build: Callable[[], T]) -> T:
+    """`build()`, kept pickled under `DERIVED_DIR` and keyed by a digest of its source text: the next run loads
+    the table instead of parsing and building it again. A missing, corrupt or foreign file is built anew."""
+    root = DERIVED_DIR
+    if root is None:
+        return build()
+    key = hashlib.sha256(f"{FORMAT}\0{name}\0".encode() + source.encode("utf-8", "surrogatepass")).hexdigest()
+    path = root / "derived" / f"{name}-{key[:40]}.pickle"
+    try:
+        with open(path, "rb") as fh:
+            header = json.loads(fh.readline())
+            payload = fh.read()
+        if isinstance(header, dict) and header.get("key") == key \
+                and header.get("sha256") == hashlib.sha256(payload).hexdigest():
+            return pickle.loads(payload)
+    except Exception:  # noqa: BLE001 - not there, unreadable or corrupt: built anew
+        pass
+    value = build()
+    try:
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        _write(path, json.dumps({"key": key, "sha256": hashlib.sha256(payload).hexdigest()}).encode() + b"\n" + payload)
+    except Exception:  # noqa: BLE001 - a table that cannot be kept is simply built next time
+        pass
+    return value
+
+
+def stat_key(paths: list[str]) -> str:
+    """Names, sizes and modification times of source files: enough to key a derived table (an edit changes the
+    time), without reading them."""
+    parts = []
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            parts.append(f"{p}\0-")
+            continue
+        parts.append(f"{p}\0{st.st_size}\0{st.st_mtime_ns}")
+    return "\n".join(parts)
+
+
+def _write(target: Path, data: bytes) -> None:
+    """Write `data` to `target` atomically (a temporary file, then a rename); OSError when it cannot."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def default_dir() -> Path:
@@ -173,21 +235,8 @@ class ResultCache:
             for f, r in zip(out.findings, rendered):
                 f.rendered = r
         header = {"format": FORMAT, "key": key, "sha256": hashlib.sha256(payload).hexdigest(), "files": hashes}
-        target = self._path(key)
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(json.dumps(header).encode() + b"\n")
-                    fh.write(payload)
-                os.replace(tmp, target)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            _write(self._path(key), json.dumps(header).encode() + b"\n" + payload)
         except OSError:
             return
 

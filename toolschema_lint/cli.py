@@ -305,6 +305,11 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], extend_select: tuple[
         "targets": _split(targets) or None,
         "cache_dir": None if no_cache else _cache_dir(cache_dir),
     }
+    if cli_values["cache_dir"]:
+        from . import cache
+
+        # the parsed catalog, the merged lexicons and the scorer's model are kept there too
+        cache.DERIVED_DIR = Path(cli_values["cache_dir"])
     settings = load_settings(config, cli_values)
     settings.severity.update(severity)
     if severity:

@@ -60,42 +60,43 @@ class Lexicon:
     cjk: dict[str, frozenset[str]] = field(default_factory=dict)  # CJK term -> classes
     cjk_lengths: tuple[int, ...] = ()
     languages: tuple[str, ...] = ()
-    _pairs: dict[tuple[str, str], list[tuple[tuple[str, ...], bool, frozenset[str]]]] | None = None
-    _stem_pairs: dict[str, list[tuple[str, frozenset[str]]]] | None = None
+    # phrases by their first word, then by their second (two-word phrases ending in a stem: by the first word
+    # alone), indexed for each first word when text first holds it: a short run indexes a few words, not all
+    _by_first: dict[str, tuple[dict[str, list], list]] = field(default_factory=dict)
 
-    def index_pairs(self) -> None:
-        """Phrases by their first two words (two-word phrases ending in a stem: by the first word)."""
-        pairs: dict[tuple[str, str], list] = {}
-        stem_pairs: dict[str, list] = {}
-        for first, cands in self.phrases.items():
-            for rest, stem, classes in cands:
+    def pairs_of(self, first: str) -> tuple[dict[str, list], list]:
+        """({second word: [(rest, stem, classes)]}, [(stem of the second word, classes)]) of phrases opening
+        with `first`."""
+        entry = self._by_first.get(first)
+        if entry is None:
+            pairs: dict[str, list] = {}
+            stem_pairs: list = []
+            for rest, stem, classes in self.phrases.get(first, ()):
                 if len(rest) == 1 and stem:
-                    stem_pairs.setdefault(first, []).append((rest[0], classes))
+                    stem_pairs.append((rest[0], classes))
                 else:
-                    pairs.setdefault((first, rest[0]), []).append((rest[1:], stem, classes))
-        self._pairs, self._stem_pairs = pairs, stem_pairs
+                    pairs.setdefault(rest[0], []).append((rest[1:], stem, classes))
+            entry = self._by_first[first] = (pairs, stem_pairs)
+        return entry
 
     def phrase_hits(self, words: list[str], i: int) -> list[tuple[int, frozenset[str]]]:
         """(number of words, classes) of each phrase starting at word i of `words`."""
-        if self._pairs is None:
-            self.index_pairs()
         n = len(words)
         if i + 1 >= n:
             return []
         out = []
         w, nxt = words[i], words[i + 1]
-        for rest, stem, classes in self._pairs.get((w, nxt), ()):  # type: ignore[union-attr]
+        pairs, stem_pairs = self.pairs_of(w)
+        for rest, stem, classes in pairs.get(nxt, ()):
             k = len(rest)
             if i + 1 + k < n and all(words[i + 2 + j] == part or stem and j == k - 1 and words[i + 2 + j].startswith(part)
                                      for j, part in enumerate(rest)):
                 out.append((k + 2, classes))
             elif k == 0:
                 out.append((2, classes))
-        sp = self._stem_pairs.get(w)  # type: ignore[union-attr]
-        if sp:
-            for part, classes in sp:
-                if nxt.startswith(part):
-                    out.append((2, classes))
+        for part, classes in stem_pairs:
+            if nxt.startswith(part):
+                out.append((2, classes))
         return out
 
 
@@ -250,11 +251,23 @@ def _from_json(data: dict) -> Lexicon:
 def lexicon() -> Lexicon:
     """Every lexicon shipped in the catalogue, merged: from `built.json` while it matches the sources
     (`python -m toolschema_lint.registry` writes it; a test fails when it is stale), else built anew."""
+    from ..cache import DERIVED_DIR, derived, stat_key
+
+    if DERIVED_DIR is None:
+        return _load()
+    root = resources.files("toolschema_lint.catalog").joinpath("lexicons")
+    files = sorted(str(e) for e in root.iterdir() if e.name.endswith(".json"))
+    return derived("lexicon", stat_key(files), _load)  # kept between runs by the command line
+
+
+def _load() -> Lexicon:
+    """The merged tables, from `built.json` while its digest matches the sources, else built."""
     sources = _sources()
+    digest = _digest(sources)
     try:
         text = resources.files("toolschema_lint.catalog").joinpath("lexicons", BUILT).read_text(encoding="utf-8")
         data = json.loads(text)
-        if isinstance(data, dict) and data.get("digest") == _digest(sources):
+        if isinstance(data, dict) and data.get("digest") == digest:
             return _from_json(data)
     except (OSError, ValueError, KeyError, TypeError):
         pass

@@ -210,9 +210,6 @@ def rough_classes(text: str, lex: Lexicon | None = None) -> set[str] | None:
         return None
     lex = lex or lexicon()
     phrases = lex.phrases
-    if lex._pairs is None:
-        lex.index_pairs()
-    pairs, stem_pairs = lex._pairs, lex._stem_pairs
     out: set[str] = set()
     words = WORD.findall(low)
     last = len(words) - 1
@@ -220,9 +217,11 @@ def rough_classes(text: str, lex: Lexicon | None = None) -> set[str] | None:
         c = _lookup(lex, w)
         if c is not None:
             out |= c
-        if w in phrases and i < last and ((w, words[i + 1]) in pairs or w in stem_pairs):  # type: ignore[operator]
-            for _k, classes in lex.phrase_hits(words, i):
-                out |= classes
+        if w in phrases and i < last:
+            pairs, stem_pairs = lex.pairs_of(w)
+            if words[i + 1] in pairs or stem_pairs:
+                for _k, classes in lex.phrase_hits(words, i):
+                    out |= classes
     return out
 
 
