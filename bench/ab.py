@@ -21,16 +21,19 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
 def once(exe: str, corpus: str, extra: list[str]) -> tuple[float, float]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    subprocess.run([exe, "check", corpus, "--format", "json", "--exit-zero", "-o", os.devnull, *extra],
-                   check=True, stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with tempfile.TemporaryDirectory(prefix="tsl-ab-cache-") as cache:  # a cold run: an empty result cache
+        env = {**os.environ, "TOOLSCHEMA_LINT_CACHE_DIR": cache}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        subprocess.run([exe, "check", corpus, "--format", "json", "--exit-zero", "-o", os.devnull, *extra],
+                       check=True, stdout=subprocess.DEVNULL, env=env)
+        wall = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu
 

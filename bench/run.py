@@ -122,8 +122,12 @@ class Result:
 
 
 def measure(cmd: list[str], env: dict[str, str] | None = None) -> dict:
-    out = subprocess.run([sys.executable, "-c", _WRAPPER, json.dumps(cmd)],
-                         capture_output=True, text=True, check=True, env=env)
+    """One run of `cmd`. toolschema-lint's result cache is pointed at a new, empty folder for each run, so every
+    timed run is a cold run (one that also writes its cache); `cache_bench.py` times the warm ones."""
+    with tempfile.TemporaryDirectory(prefix="tsl-bench-cache-") as cache:
+        env = {**(env if env is not None else os.environ), "TOOLSCHEMA_LINT_CACHE_DIR": cache}
+        out = subprocess.run([sys.executable, "-c", _WRAPPER, json.dumps(cmd)],
+                             capture_output=True, text=True, check=True, env=env)
     return json.loads(out.stdout)
 
 
