@@ -52,6 +52,8 @@ _ONLY_IF = lazy_compile(r"(?i)\b(?:only (?:if|when)|solo (?:se|si|cuando|quando)
 _UNTIL = lazy_compile(r"\b(?:until|unless|till|hasta que|bis|jusqu['’]à ce que|finché|até que|пока не|dokud|dopóki)\b"
                       r"[^.;!?]*$", re.IGNORECASE)
 _UNSPACED_SCRIPT = lazy_compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")  # Chinese and Japanese
+# Chinese "only after ... may": `只有在……后才可`, `仅在……时才能`
+_ONLY_AFTER_CJK = lazy_compile(r"(?:只有|仅在|仅当|只在|唯有)[^。；;]{0,60}?(?:后|之后|以后|时)[^。；;]{0,8}?才")
 _HANGUL = lazy_compile(r"[\uac00-\ud7a3]")
 # Turkish negative verb endings, at the end of the word: -maz/-mez, -mayın/-meyin, -mamalı/-memeli, -mıyor
 _TR_NEG = lazy_compile(r"\w{3,}(?:m[ae]z|m[ae]y[ıi]n(?:[ıi]z)?|m[ae]m[ae]l[ıi](?:d[ıi]r)?|m[ıiuü]yor(?:uz|sunuz)?|"
@@ -221,7 +223,8 @@ def concealment(s: _Sentence) -> Intent | None:
     if not protective:
         for t in s.get("TELL"):
             if s.negated(t, 5, 3) and (s.has("USER", "ADDR") or _self_neg(t) and s.has("DIR", "PAYLOAD")) \
-                    and not _user_acts(s, t) and not _tells_a_claim(s, t) and not _asked_to_tell(s, t):
+                    and not _user_acts(s, t) and not _tells_a_claim(s, t) and not _asked_to_tell(s, t) \
+                    and not _TOLD_YOU.match(s.text, t.end):  # "anything it tells you to do": the model is told
                 if s.count("NEG") >= 2 and s.has("WITHOUT"):
                     continue
                 return Intent("concealment", "keeping it from the user", *_span(t), _view(t))
@@ -233,6 +236,8 @@ def concealment(s: _Sentence) -> Intent | None:
         if _negations(s) - _telling_negations(s) >= 2 and not s.has("NONEED"):
             continue  # "never delete without confirmation": a brake, not its removal ("approve it without asking
             # the user, and never tell them" is two orders: a negated telling is concealment's own)
+        if _ONLY_AFTER_CJK.search(s.text, *s.span):
+            continue  # "只有在用户……再次确认后才可调用": callable only after the user confirms, a brake
         if _UNTIL.search(s.text, max(s.span[0], c.start - 60), c.start) or any(
                 abs(_w(n) - _w(t)) <= 3 for t in s.get("THIS") for n in s.get("NEG") + s.get("NONEED")):
             continue  # "nothing is deployed until the PR is reviewed", "this tool cannot approve its own drafts"
@@ -309,6 +314,7 @@ def _asked_to_tell(s: _Sentence, t: Tag) -> bool:
                and _TO_VERB.fullmatch(s.text, u.end, t.start) for a in s.get("ASK") for u in s.get("USER"))
 
 
+_TOLD_YOU = lazy_compile(r"(?i)\s+you\b")
 _TO_VERB = lazy_compile(r"(?i)\s+(?:to|a|à|de|zu|di)\s+")
 
 
@@ -740,7 +746,8 @@ def safety(s: _Sentence) -> Intent | None:
             return Intent("safety", "claims to be safe or pre-approved", *_span(x), _view(x))
     for c in s.get("CONFIRM"):
         if s.negated(c, 5, 3, ("NONEED", "NEG", "WITHOUT")) and s.has("NONEED") \
-                and not any(abs(_w(n) - _w(t)) <= 3 for t in s.get("THIS") for n in s.get("NONEED")):
+                and not any(abs(_w(n) - _w(t)) <= 3 for t in s.get("THIS") for n in s.get("NONEED")) \
+                and not _ONLY_AFTER_CJK.search(s.text, *s.span):
             return Intent("safety", "says no confirmation is needed", *_span(c), _view(c))  # ("this tool needs no
             # login data" is about the tool's inputs)
     return None
@@ -813,7 +820,7 @@ def find(a: Analysis) -> dict[str, Intent]:
             # "The card's security code. Ask the customer for it before quoting."
             both = _Sentence(prev.tags + s.tags, prev.addr + s.addr, 0, a.text)
             both.lead_neg = s.lead_neg
-            hit = sensitive(both)
+            hit = sensitive(both) or _sensitive_pair(prev, s)
             if hit is not None:
                 out["sensitive"] = hit
         prev = s
@@ -822,6 +829,23 @@ def find(a: Analysis) -> dict[str, Intent]:
         if hit is not None:
             out["sensitive"] = hit
     return out
+
+
+def _sensitive_pair(prev: _Sentence, s: _Sentence) -> Intent | None:
+    """A sentence that lists two kinds of the user's sensitive data or more ("the full card number, the expiry and
+    the CVC, and the SMS code the bank sends"), then one that asks the user for them ("Ask the participant for it"):
+    the request reaches back over the whole list."""
+    if prev.lead_neg or prev.defensive or s.defensive or prev.has("NEG", "NONEED") or _kinds(prev) < 2:
+        return None
+    if any(t.classes & {"FETCH", "CALL", "SEND", "SINK", "OUTPUT", "EXEC"} and "USER" not in t.classes for t in s.tags):
+        return None  # "Ask the customer to open the link": the request is for something else
+    for v in s.get("ASK"):
+        if s.negated(v, 4, 2) or _user_acts(s, v) or _mentioned(s, v):
+            continue
+        if s.has("USER") or _imperative(s, v):
+            x = prev.get("SENS")[0]
+            return Intent("sensitive", "asks for " + _short(prev, x), *_span(x, v), _view(x, v), _kinds(prev))
+    return None
 
 
 # what HTTP clients and logins take as a matter of course: counted neither as a second kind nor as held data
