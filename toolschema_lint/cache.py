@@ -20,6 +20,7 @@ import json
 import os
 import pickle
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TypeVar
 
@@ -45,7 +46,9 @@ def derived(name: str, source: str, build: Callable[[], T]) -> T:
     root = DERIVED_DIR
     if root is None:
         return build()
-    key = hashlib.sha256(f"{FORMAT}\0{name}\0".encode() + source.encode("utf-8", "surrogatepass")).hexdigest()
+    # the code that builds the table is part of the key: a table pickled by another version is never read
+    key = hashlib.sha256(f"{FORMAT}\0{name}\0{_code_fingerprint()}\0".encode()
+                         + source.encode("utf-8", "surrogatepass")).hexdigest()
     path = root / "derived" / f"{name}-{key[:40]}.pickle"
     try:
         with open(path, "rb") as fh:
@@ -118,11 +121,16 @@ def file_hash(path: str) -> str | None:
 
 def _code_fingerprint() -> str:
     """Version, and the size and modification time of every file of the package and its catalog."""
-    from importlib import resources
-
     from . import __version__
 
-    h = hashlib.sha256(f"{FORMAT}\0{__version__}\0".encode())
+    return _fingerprint(__version__)
+
+
+@lru_cache(maxsize=4)
+def _fingerprint(version: str) -> str:
+    from importlib import resources
+
+    h = hashlib.sha256(f"{FORMAT}\0{version}\0".encode())
     roots = [Path(__file__).resolve().parent]
     try:
         catalog = Path(str(resources.files("toolschema_lint.catalog")))
