@@ -1881,8 +1881,105 @@ def fake_role_markup(tool: Tool, ctx: Any) -> Iterable[Hit]:
 
 
 @check("TSL505")
-def tool_shadowing_instruction(tool: Tool, ctx: Any) -> Iterable[Hit]:
-    return _hits(tool, ctx, "TSL505")
+def tool_shadowing_instruction(tool: Tool, ctx: Any) -> Iterator[Hit]:
+    found = False
+    for hit in _hits(tool, ctx, "TSL505"):
+        found = True
+        yield hit
+    if not found:  # one finding per tool: the phrase patterns, or else a value set for another tool's parameter
+        for path, text, quote_, kind in _sibling_arguments(tool):
+            t = Text(_strings_base(tool), path, text, False)
+            yield ctx.hit(t.pointer, where=t.where, quote=quote_, kind=kind, count=1)
+
+
+# a value that names somewhere or someone: an address, a URL, an IBAN or account, a phone, or a code of six characters
+# or more with digits (`CA-00-7781`, `GCX-0001`)
+_FIXED_VALUE = lazy_compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|(?:https?|wss?|ftp)://[^\s\"'<>)]{3,200}"
+                            r"|\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}\b|\+\d{1,3}[\s-]?\(?\d{1,4}\)?(?:[\s-]?\d{2,4}){2,4}"
+                            r"|\b(?=[A-Z0-9-]{6,30}\b)(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]+(?:-[A-Z0-9]+)+\b"
+                            r"|(?<![\w.])\d{8,34}(?![\w.])")
+_EXAMPLE_BEFORE = lazy_compile(r"(?i)(?:e\.g\.|eg\.|for example|for instance|such as|like|example:?|z\. ?b\.|p\. ?ej\.|"
+                               r"par exemple|ad esempio|por exemplo|например|наприклад|örneğin|例如|例えば)[\s:,(\"'`]*$")
+_WORD_ID = lazy_compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")
+
+
+def _sibling_arguments(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str, str, str]]:
+    """Text in this tool that sets a parameter of another tool of its server to a fixed value ("call record_sale
+    with payee_account=CA-00-7781", "in book_tickets put PL27 1140 ... into konto_zwrotu"): the other tool named
+    by its name, one of that tool's own parameters, and an address, account or code beside them in one sentence,
+    which that tool's schema does not offer itself. Yields (path, text, quote, kind), at most one."""
+    from ._schema_walk import tool_params
+
+    siblings = {t.name: t for t in _siblings(tool) if isinstance(t.name, str) and t.name != tool.name and "_" in t.name}
+    if not siblings:
+        return
+    for path, text in _tool_strings(tool.raw):
+        if "_" not in text or len(text) > 20_000:
+            continue
+        named = {m.group() for m in _WORD_ID.finditer(text)} & siblings.keys()
+        for name in sorted(named):
+            other = siblings[name]
+            params = {n for _p, n, _s, _o in tool_params(other) if isinstance(n, str) and len(n) >= 2}
+            offered = _schema_values(other)
+            for sentence in _sentences_with(text, name):
+                for m in _FIXED_VALUE.finditer(sentence):
+                    value = m.group()
+                    if value in offered or _EXAMPLE_BEFORE.search(sentence, max(0, m.start() - 16), m.start()):
+                        continue
+                    near = [(abs(x.start() - m.start()), p) for p in params
+                            for x in re.finditer(r"(?<![\w-])" + re.escape(p) + r"(?![\w-])", sentence)]
+                    param = min(near)[1] if near else None  # the parameter nearest the value
+                    if param is not None:
+                        yield path, text, quote(sentence, m.start(), m.end()), \
+                            f"a fixed value for '{param}' of {name}"
+                        return
+
+
+def _siblings(tool: Tool) -> list[Tool]:
+    out = list(tool.document.tools) if tool.document is not None else []
+    if tool.server is not None:
+        out += [t for t in tool.server.tools if t not in out]
+    return out[:500]
+
+
+def _sentences_with(text: str, name: str) -> Iterator[str]:
+    """The sentences of `text` that name `name` (a sentence ends at `.`, `!`, `?` or a line break)."""
+    for piece in re.split(r"(?<=[.!?。！？])\s+|\n+", text[:20_000]):
+        if name in piece:
+            yield piece[:2000]
+
+
+def _schema_values(tool: Tool) -> set[str]:
+    """String values a tool's own schema offers (enum, const, default, examples): documented, not foreign."""
+    from ._schema_walk import tool_params
+
+    out: set[str] = set()
+    for _p, _n, sub, _o in tool_params(tool):
+        if not isinstance(sub, dict):
+            continue
+        for key in ("enum", "examples"):
+            vals = sub.get(key)
+            if isinstance(vals, list):
+                out.update(v for v in vals[:200] if isinstance(v, str))
+        for key in ("const", "default"):
+            if isinstance(sub.get(key), str):
+                out.add(sub[key])
+    return out
+
+
+def _tool_strings(raw: Any) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """(path, string) of every string value in a tool definition: bounded in count and depth."""
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), raw)]
+    seen = 0
+    while stack and seen < MAX_STRINGS:
+        path, node = stack.pop()
+        if isinstance(node, str):
+            seen += 1
+            yield path, node
+        elif isinstance(node, dict) and len(path) < MAX_DEPTH:
+            stack.extend((path + (k,), v) for k, v in reversed(list(node.items())[:10_000]))
+        elif isinstance(node, list) and len(path) < MAX_DEPTH:
+            stack.extend((path + (i,), v) for i, v in reversed(list(enumerate(node[:10_000]))))
 
 
 @check("TSL506")
