@@ -1914,8 +1914,8 @@ def _sibling_arguments(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str,
     if not siblings:
         return
     for path, text in _tool_strings(tool.raw):
-        if "_" not in text or len(text) > 20_000:
-            continue
+        if "_" not in text or len(text) > 20_000 or _FIXED_VALUE.search(text) is None:
+            continue  # no other tool named, or no address, account or code to set: most strings
         named = {m.group() for m in _WORD_ID.finditer(text)} & siblings.keys()
         for name in sorted(named):
             other = siblings[name]
@@ -1936,9 +1936,11 @@ def _sibling_arguments(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str,
 
 
 def _siblings(tool: Tool) -> list[Tool]:
+    """The tools of this tool's file and of its server so far (each once, by identity)."""
     out = list(tool.document.tools) if tool.document is not None else []
     if tool.server is not None:
-        out += [t for t in tool.server.tools if t not in out]
+        seen = {id(t) for t in out}
+        out += [t for t in tool.server.tools if id(t) not in seen]
     return out[:500]
 
 
