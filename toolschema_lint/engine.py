@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import fnmatch
 import gc
-import multiprocessing
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -409,6 +407,9 @@ class Engine:
         local = {k for k, srcs in items if any(s.text is not None for s in srcs)}
         global _WORKER_ENGINE
         _WORKER_ENGINE = self
+        import multiprocessing  # only a run with workers needs them (about 9 ms of start-up otherwise)
+        from concurrent.futures import ProcessPoolExecutor
+
         ctx = multiprocessing.get_context("fork")
         # largest groups first, in small batches: the workers then run out of work within a few
         # milliseconds of each other (batches of a quarter of each worker's share ended up to a
@@ -423,7 +424,11 @@ class Engine:
 
     def jobs(self, groups: int) -> int:
         requested = self.settings.jobs
-        if requested == 1 or groups < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        if requested == 1 or groups < 2:
+            return 1
+        import multiprocessing
+
+        if "fork" not in multiprocessing.get_all_start_methods():
             return 1
         if requested and requested > 1:
             return min(requested, groups)
