@@ -139,16 +139,20 @@ def test_derived_tables_are_kept_rebuilt_on_change_and_never_read_corrupt(tmp_pa
             return {"table": value}
         return run
 
-    assert cache_mod.derived("lex", "source 1", build("one")) == {"table": "one"}
-    assert cache_mod.derived("lex", "source 1", build("again")) == {"table": "one"} and built == ["one"]
-    assert cache_mod.derived("lex", "source 2", build("two")) == {"table": "two"} and built == ["one", "two"]
+    source = ["sources 1"]  # the installed code and catalog (a lexicon, the model, a rule file edited: a new one)
+    monkeypatch.setattr(cache_mod, "_code_fingerprint", lambda: source[0])
+    assert cache_mod.derived("lex", build("one")) == {"table": "one"}
+    assert cache_mod.derived("lex", build("again")) == {"table": "one"} and built == ["one"]
+    source[0] = "sources 2"
+    assert cache_mod.derived("lex", build("two")) == {"table": "two"} and built == ["one", "two"]
     for f in (tmp_path / "derived").glob("*.pickle"):
         data = bytearray(f.read_bytes())
         data[-2] ^= 0xFF
         f.write_bytes(bytes(data))
-    assert cache_mod.derived("lex", "source 1", build("fresh")) == {"table": "fresh"}
+    source[0] = "sources 1"
+    assert cache_mod.derived("lex", build("fresh")) == {"table": "fresh"}
     monkeypatch.setattr(cache_mod, "DERIVED_DIR", None)
-    assert cache_mod.derived("lex", "source 1", build("none")) == {"table": "none"}
+    assert cache_mod.derived("lex", build("none")) == {"table": "none"}
 
 
 def test_the_command_line_keeps_the_derived_tables_in_the_cache_folder(tmp_path: Path) -> None:
@@ -167,6 +171,6 @@ def test_the_command_line_keeps_the_derived_tables_in_the_cache_folder(tmp_path:
 
 def test_a_derived_table_from_another_version_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cache_mod, "DERIVED_DIR", tmp_path)
-    assert cache_mod.derived("lex", "same source", lambda: "old layout") == "old layout"
+    assert cache_mod.derived("lex", lambda: "old layout") == "old layout"
     monkeypatch.setattr("toolschema_lint.__version__", "9.9.9")
-    assert cache_mod.derived("lex", "same source", lambda: "new layout") == "new layout"
+    assert cache_mod.derived("lex", lambda: "new layout") == "new layout"

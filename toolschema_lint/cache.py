@@ -40,15 +40,15 @@ _CHUNK = 1 << 20
 DERIVED_DIR: Path | None = None
 
 
-def derived(name: str, source: str, build: Callable[[], T]) -> T:
-    """`build()`, kept pickled under `DERIVED_DIR` and keyed by a digest of its source text: the next run loads
-    the table instead of parsing and building it again. A missing, corrupt or foreign file is built anew."""
+def derived(name: str, build: Callable[[], T]) -> T:
+    """`build()`, kept pickled under `DERIVED_DIR`: the next run loads the table instead of parsing and building
+    it again. Keyed by the installed code and catalog (`_code_fingerprint`: every file of the package and of its
+    rules, lexicons and model, by size and time), so an edited source or another version is a miss; a missing,
+    corrupt or foreign file is built anew."""
     root = DERIVED_DIR
     if root is None:
         return build()
-    # the code that builds the table is part of the key: a table pickled by another version is never read
-    key = hashlib.sha256(f"{FORMAT}\0{name}\0{_code_fingerprint()}\0".encode()
-                         + source.encode("utf-8", "surrogatepass")).hexdigest()
+    key = hashlib.sha256(f"{FORMAT}\0{name}\0{_code_fingerprint()}".encode()).hexdigest()
     path = root / "derived" / f"{name}-{key[:40]}.pickle"
     try:
         with open(path, "rb") as fh:
@@ -66,20 +66,6 @@ def derived(name: str, source: str, build: Callable[[], T]) -> T:
     except Exception:  # noqa: BLE001 - a table that cannot be kept is simply built next time
         pass
     return value
-
-
-def stat_key(paths: list[str]) -> str:
-    """Names, sizes and modification times of source files: enough to key a derived table (an edit changes the
-    time), without reading them."""
-    parts = []
-    for p in paths:
-        try:
-            st = os.stat(p)
-        except OSError:
-            parts.append(f"{p}\0-")
-            continue
-        parts.append(f"{p}\0{st.st_size}\0{st.st_mtime_ns}")
-    return "\n".join(parts)
 
 
 def _write(target: Path, data: bytes) -> None:

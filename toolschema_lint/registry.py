@@ -149,12 +149,10 @@ def catalog_data(texts: list[str] | None = None) -> list[dict[str, Any]]:
     that digest matches the files read now, so an edited rule is never read from a stale copy.
     """
     if texts is None:
-        from .cache import DERIVED_DIR, derived, stat_key
+        from .cache import DERIVED_DIR, derived
 
         if DERIVED_DIR is not None:  # the command line keeps the parsed catalog between runs
-            root = resources.files("toolschema_lint.catalog")
-            files = sorted(str(e) for e in root.iterdir() if e.name.startswith("TSL") and e.name.endswith(".yaml"))
-            return derived("catalog", stat_key(files), lambda: catalog_data(_rule_texts()))
+            return derived("catalog", lambda: catalog_data(_rule_texts()))
     texts = _rule_texts() if texts is None else texts
     try:
         built = json.loads(resources.files("toolschema_lint.catalog").joinpath(BUILT).read_text(encoding="utf-8"))

@@ -22,13 +22,12 @@ from .text import Analysis, Tag, analyse, cipher_views, identifier_view, leet_vi
 from ..lazyre import lazy_compile
 
 # literal destinations: e-mail addresses, URLs, IBANs, phone numbers, crypto wallets
-ADDRESS = lazy_compile(
-    r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"
-    r"|(?:https?|ftp|wss?)://[^\s\"'<>)]{3,200}"
-    r"|\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}\b"
-    r"|\+\d{1,3}[\s-]?\(?\d{1,4}\)?(?:[\s-]?\d{2,4}){2,4}"
-    r"|\b(?:0x[0-9a-fA-F]{40}|bc1[02-9ac-hj-np-z]{20,60}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b"
-    r"|(?<![\w.])\d{16,34}(?![\w.])")  # a bank account number
+DESTINATION = (r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"
+               r"|(?:https?|ftp|wss?)://[^\s\"'<>)]{3,200}"
+               r"|\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}\b"
+               r"|\+\d{1,3}[\s-]?\(?\d{1,4}\)?(?:[\s-]?\d{2,4}){2,4}"
+               r"|\b(?:0x[0-9a-fA-F]{40}|bc1[02-9ac-hj-np-z]{20,60}|[13][1-9A-HJ-NP-Za-km-z]{25,34})\b")
+ADDRESS = lazy_compile(DESTINATION + r"|(?<![\w.])\d{16,34}(?![\w.])")  # or a bank account number
 
 
 _EXAMPLE_DOMAIN = lazy_compile(r"[@./]example\.(?:com|org|net)(?![\w-])|[@./](?:your|my)[-_]?(?:domain|company|host|server)\.")

@@ -251,13 +251,9 @@ def _from_json(data: dict) -> Lexicon:
 def lexicon() -> Lexicon:
     """Every lexicon shipped in the catalogue, merged: from `built.json` while it matches the sources
     (`python -m toolschema_lint.registry` writes it; a test fails when it is stale), else built anew."""
-    from ..cache import DERIVED_DIR, derived, stat_key
+    from ..cache import derived
 
-    if DERIVED_DIR is None:
-        return _load()
-    root = resources.files("toolschema_lint.catalog").joinpath("lexicons")
-    files = sorted(str(e) for e in root.iterdir() if e.name.endswith(".json"))
-    return derived("lexicon", stat_key(files), _load)  # kept between runs by the command line
+    return derived("lexicon", _load)  # kept between runs by the command line
 
 
 def _load() -> Lexicon:

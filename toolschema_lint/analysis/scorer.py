@@ -190,11 +190,10 @@ class Model:
 @lru_cache(maxsize=1)
 def model() -> Model:
     """The shipped model (read once per process)."""
-    from ..cache import derived, stat_key
+    from ..cache import derived
 
     source = resources.files("toolschema_lint.catalog").joinpath(*MODEL)
-    # kept between runs by the command line, keyed by the model file's size and time
-    return derived("scorer", stat_key([str(source)]), lambda: from_json(json.loads(source.read_text(encoding="utf-8"))))
+    return derived("scorer", lambda: from_json(json.loads(source.read_text(encoding="utf-8"))))  # kept between runs
 
 
 def from_json(data: dict) -> Model:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
-from ..model import Hit, Severity, Tool, join_pointer
+from ..model import Hit, Severity, Tool, join_pointer, per_tool
 from ..registry import check
 from ..lazyre import lazy_compile
 
@@ -1892,12 +1892,17 @@ def tool_shadowing_instruction(tool: Tool, ctx: Any) -> Iterator[Hit]:
             yield ctx.hit(t.pointer, where=t.where, quote=quote_, kind=kind, count=1)
 
 
-# a value that names somewhere or someone: an address, a URL, an IBAN or account, a phone, or a code of six characters
-# or more with digits (`CA-00-7781`, `GCX-0001`)
-_FIXED_VALUE = lazy_compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|(?:https?|wss?|ftp)://[^\s\"'<>)]{3,200}"
-                            r"|\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}\b|\+\d{1,3}[\s-]?\(?\d{1,4}\)?(?:[\s-]?\d{2,4}){2,4}"
-                            r"|\b(?=[A-Z0-9-]{6,30}\b)(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]+(?:-[A-Z0-9]+)+\b"
-                            r"|(?<![\w.])\d{8,34}(?![\w.])")
+def _fixed_value() -> Any:
+    """A value that names somewhere or someone: a destination the intent layer knows (`intents.DESTINATION`: an
+    address, URL, IBAN, phone or wallet), an account number of eight digits or more, or a code of six characters
+    or more with digits (`CA-00-7781`, `GCX-0001`)."""
+    from ..analysis.intents import DESTINATION
+
+    return lazy_compile(DESTINATION + r"|\b(?=[A-Z0-9-]{6,30}\b)(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]+(?:-[A-Z0-9]+)+\b"
+                        r"|(?<![\w.])\d{8,34}(?![\w.])")
+
+
+_FIXED_VALUE = _fixed_value()
 _EXAMPLE_BEFORE = lazy_compile(r"(?i)(?:e\.g\.|eg\.|for example|for instance|such as|like|example:?|z\. ?b\.|p\. ?ej\.|"
                                r"par exemple|ad esempio|por exemplo|например|наприклад|örneğin|例如|例えば)[\s:,(\"'`]*$")
 _WORD_ID = lazy_compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")
@@ -1908,8 +1913,6 @@ def _sibling_arguments(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str,
     with payee_account=CA-00-7781", "in book_tickets put PL27 1140 ... into konto_zwrotu"): the other tool named
     by its name, one of that tool's own parameters, and an address, account or code beside them in one sentence,
     which that tool's schema does not offer itself. Yields (path, text, quote, kind), at most one."""
-    from ._schema_walk import tool_params
-
     siblings = {t.name: t for t in _siblings(tool) if isinstance(t.name, str) and t.name != tool.name and "_" in t.name}
     if not siblings:
         return
@@ -1919,8 +1922,7 @@ def _sibling_arguments(tool: Tool) -> Iterator[tuple[tuple[str | int, ...], str,
         named = {m.group() for m in _WORD_ID.finditer(text)} & siblings.keys()
         for name in sorted(named):
             other = siblings[name]
-            params = {n for _p, n, _s, _o in tool_params(other) if isinstance(n, str) and len(n) >= 2}
-            offered = _schema_values(other)
+            params, offered = _param_names(other), _schema_values(other)
             for sentence in _sentences_with(text, name):
                 for m in _FIXED_VALUE.finditer(sentence):
                     value = m.group()
@@ -1945,13 +1947,28 @@ def _siblings(tool: Tool) -> list[Tool]:
 
 
 def _sentences_with(text: str, name: str) -> Iterator[str]:
-    """The sentences of `text` that name `name` (a sentence ends at `.`, `!`, `?` or a line break)."""
-    for piece in re.split(r"(?<=[.!?。！？])\s+|\n+", text[:20_000]):
+    """The sentences of `text` (split as the intent layer splits them) that name `name`."""
+    from ..analysis.text import SENTENCE_END
+
+    start = 0
+    text = text[:20_000]
+    for end in [m.end() for m in SENTENCE_END.finditer(text)] + [len(text)]:
+        piece = text[start:end]
+        start = end
         if name in piece:
             yield piece[:2000]
 
 
-def _schema_values(tool: Tool) -> set[str]:
+@per_tool
+def _param_names(tool: Tool) -> frozenset[str]:
+    """The tool's parameter names as written (nested ones too)."""
+    from ._schema_walk import tool_params
+
+    return frozenset(n for _p, n, _s, _o in tool_params(tool) if isinstance(n, str) and len(n) >= 2)
+
+
+@per_tool
+def _schema_values(tool: Tool) -> frozenset[str]:
     """String values a tool's own schema offers (enum, const, default, examples): documented, not foreign."""
     from ._schema_walk import tool_params
 
@@ -1966,7 +1983,7 @@ def _schema_values(tool: Tool) -> set[str]:
         for key in ("const", "default"):
             if isinstance(sub.get(key), str):
                 out.add(sub[key])
-    return out
+    return frozenset(out)
 
 
 def _tool_strings(raw: Any) -> Iterator[tuple[tuple[str | int, ...], str]]:
